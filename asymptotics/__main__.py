@@ -1,0 +1,5 @@
+import sys
+
+from .cli.app import main
+
+sys.exit(main())

@@ -1,0 +1,316 @@
+"""The :class:`Activation` object: one sympy expression, its derivatives, compiled kernels and
+Gaussian constants.
+
+>>> act = activation("tanh")              # centred by default (tanh is odd: nothing changes)
+>>> round(act.constants().mu1, 12)
+0.605705509602
+>>> act.f(0.5) == act.numpy(0.5)          # compiled scalar and numpy paths agree
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..errors import ExpressionError
+from . import constants as _c
+from .builtins import ALIASES, BUILTINS, builtin_expression
+from .lowering import lower_activation
+from .parser import X, parse_expression
+
+__all__ = ["Activation", "activation", "find_kinks"]
+
+
+def find_kinks(expr: sp.Expr) -> tuple[float, ...]:
+    """Real points where ``expr`` is not smooth (arguments of Max/Min/Abs/sign/Heaviside vanish)."""
+    pts: set[float] = set()
+    cands = []
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Max, sp.Min)):
+            a = node.args
+            cands += [a[i] - a[j] for i in range(len(a)) for j in range(i + 1, len(a))]
+        elif isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            cands.append(node.args[0])
+        elif isinstance(node, sp.Piecewise):
+            for _, cond in node.args:
+                if isinstance(cond, sp.core.relational.Relational):
+                    cands.append(cond.lhs - cond.rhs)
+    for g in cands:
+        try:
+            sol = sp.solveset(sp.Eq(g, 0), X, domain=sp.S.Reals)
+        except Exception:  # pragma: no cover - sympy cannot solve; fall back to no split
+            continue
+        if isinstance(sol, sp.FiniteSet):
+            for s in sol:
+                try:
+                    pts.add(float(s))
+                except TypeError:
+                    pass
+    return tuple(sorted(pts))
+
+
+@dataclass(frozen=True)
+class Activation:
+    """An activation σ, optionally centred (σ̃ = σ − E σ(z)).
+
+    Attributes:
+        name: the built-in name, or the user expression as given.
+        raw: the uncentred sympy expression in ``x``.
+        centered: whether the centred function σ − μ0 is used.
+        builtin: the canonical built-in name, or ``None`` for a user expression.
+    """
+
+    name: str
+    raw: sp.Expr
+    centered: bool = True
+    builtin: str | None = None
+
+    # ---- symbolic -------------------------------------------------------------------------
+    @cached_property
+    def offset(self) -> float:
+        """The constant subtracted by centring: μ0 of the raw function (0 when not centred)."""
+        return self.raw_constants().mu0 if self.centered else 0.0
+
+    @cached_property
+    def expr(self) -> sp.Expr:
+        """σ as used: the raw expression minus the centring offset."""
+        if self.centered and self.offset != 0.0:
+            return self.raw - sp.Float(self._offset_exact(), 30)
+        return self.raw
+
+    @cached_property
+    def derivative_exprs(self) -> tuple[sp.Expr, sp.Expr]:
+        """σ' and σ'' as sympy expressions."""
+        from .lowering import derivatives
+
+        _, d1, d2 = derivatives(self.raw)
+        return d1, d2
+
+    @cached_property
+    def kinks(self) -> tuple[float, ...]:
+        """Points where σ is not smooth."""
+        return find_kinks(self.raw)
+
+    @property
+    def is_odd(self) -> bool:
+        """Whether σ(−x) = −σ(x) symbolically."""
+        return self.parity == -1
+
+    # ---- compiled and vectorised kernels ---------------------------------------------------
+    @cached_property
+    def _module(self):
+        return lower_activation(self.expr)
+
+    @property
+    def f(self):
+        """σ as a scalar ``numba.njit`` function (usable inside compiled kernels)."""
+        return self._module.f
+
+    @property
+    def df(self):
+        """σ' as a scalar ``numba.njit`` function."""
+        return self._module.df
+
+    @property
+    def d2f(self):
+        """σ'' as a scalar ``numba.njit`` function (0 at kinks' distributional parts)."""
+        return self._module.d2f
+
+    def numpy(self, x):
+        """σ(x), vectorised over a numpy array."""
+        return self._module.f_np(x)
+
+    def numpy_derivative(self, x):
+        """σ'(x), vectorised."""
+        return self._module.df_np(x)
+
+    def numpy_second_derivative(self, x):
+        """σ''(x), vectorised."""
+        return self._module.d2f_np(x)
+
+    # ---- Gaussian constants ---------------------------------------------------------------
+    @cached_property
+    def _raw_mod(self):
+        return lower_activation(self.raw)
+
+    def _raw_module(self):
+        return self._raw_mod
+
+    @lru_cache(maxsize=8)  # noqa: B019 - instances are immutable and few
+    def raw_constants(self, method: str = "auto") -> _c.GaussianConstants:
+        """Constants of the uncentred function."""
+        if method not in ("auto", "closed", "float64", "mpmath"):
+            raise ValueError(f"method must be one of auto, closed, float64, mpmath (got {method!r})")
+        m = self._raw_module()
+        closed = _c.closed_form_constants(self.builtin) if method in ("auto", "closed") else {}
+        if method == "closed" and not closed.get("hermite"):
+            raise ExpressionError(f"no closed form for the constants of {self.name!r}")
+        if method == "mpmath":
+            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath")
+            return _c.assemble(self._apply_parity(vals), "mpmath", center=False)
+        need_quad = not ("hermite" in closed and "mean_sq_derivative" in closed)
+        vals = _c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64") if need_quad else {}
+        used_closed = bool(closed)
+        for key, v in closed.items():
+            vals[key] = [float(c) for c in v] if key == "hermite" else float(v)
+        if "hermite" in closed:
+            vals["mean_derivative"] = float(closed["mu1"])
+            vals.setdefault("error", 0.0)
+        label = ("closed" if not need_quad else "closed+float64") if used_closed else "float64"
+        return _c.assemble(self._apply_parity(vals), label, center=False)
+
+    @cached_property
+    def parity(self) -> int:
+        """+1 for an even raw σ, −1 for an odd one, 0 otherwise (decided symbolically)."""
+        if sp.simplify(self.raw.subs(X, -X) + self.raw) == 0:
+            return -1
+        if sp.simplify(self.raw.subs(X, -X) - self.raw) == 0:
+            return 1
+        return 0
+
+    def _apply_parity(self, vals: dict) -> dict:
+        """Exact zeros from symmetry: odd σ has c_k = 0 for even k (so μ0 = 0), even σ for odd k."""
+        if self.parity == 0:
+            return vals
+        zero_even = self.parity == -1
+        h = list(vals["hermite"])
+        for k in range(len(h)):
+            if (k % 2 == 0) == zero_even:
+                h[k] = 0 * h[k]
+        vals = dict(vals, hermite=h, mu0=h[0], mu1=h[1])
+        if self.parity == 1:
+            vals["mean_derivative"] = 0 * vals.get("mean_derivative", 0.0)
+        return vals
+
+    def _offset_exact(self):
+        c = self.raw_constants()
+        exact = _c.closed_form_constants(self.builtin).get("mu0")
+        return exact if exact is not None else c.mu0
+
+    def constants(self, method: str = "auto") -> _c.GaussianConstants:
+        """Gaussian constants of σ as used (centred when :attr:`centered`).
+
+        ``method``: ``auto`` (closed forms first), ``closed``, ``float64`` or ``mpmath``.
+        """
+        raw = self.raw_constants(method)
+        return _c.centred(raw) if self.centered else raw
+
+    def as_dict(self) -> dict:
+        """Description with constants, for result metadata."""
+        return {
+            "name": self.name,
+            "expression": sp.sstr(self.raw),
+            "centered": self.centered,
+            "offset": self.offset,
+            **{k: v for k, v in self.constants().as_dict().items() if k != "centered"},
+        }
+
+    def __repr__(self) -> str:
+        return f"Activation({self.name!r}, centered={self.centered})"
+
+    def __hash__(self):
+        return hash((self.name, sp.srepr(self.raw), self.centered))
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Activation)
+            and self.centered == other.centered
+            and sp.srepr(self.raw) == sp.srepr(other.raw)
+        )
+
+
+@lru_cache(maxsize=128)
+def activation(spec: str | Activation, center: bool = True) -> Activation:
+    """An activation from a built-in name or an expression in ``x``.
+
+    Built-ins: erf, tanh, relu, softplus, sigmoid, sin, linear, gelu, silu, he2, he3, quadratic
+    (aliases: identity, swish, logistic). Anything else is parsed safely as an expression.
+    Centred by default (σ̃ = σ − E σ(z)); ``center=False`` keeps the raw function.
+    """
+    if isinstance(spec, Activation):
+        return spec if spec.centered == center else Activation(spec.name, spec.raw, center, spec.builtin)
+    if not isinstance(spec, str):
+        raise ExpressionError(f"an activation must be a name or an expression string, got {spec!r}")
+    expr = builtin_expression(spec)
+    if expr is not None:
+        key = ALIASES.get(spec.strip().lower(), spec.strip().lower())
+        return Activation(key, expr, center, key)
+    return Activation(spec.strip(), parse_expression(spec), center, None)
+
+
+def dual_kernel(act1: Activation, rho, act2: Activation | None = None, method: str = "auto", dps: int = 20):
+    r"""Dual kernel k(ρ) = E σ1(u) σ2(v) for unit Gaussians with correlation ρ.
+
+    Closed forms (``auto``/``closed``): erf/erf (2/π) arcsin(2ρ/3); relu/relu
+    (√(1−ρ²) + (π − arccos ρ)ρ)/(2π) (minus μ0² when centred). ``float64``: nested composite
+    quadrature split at the kinks (v = ρu + √(1−ρ²) w). ``mpmath``: 2-D tanh–sinh (slow).
+
+    Returns a float for scalar ρ and an array otherwise.
+    """
+    act2 = act1 if act2 is None else act2
+    rho_arr = np.atleast_1d(np.asarray(rho, dtype=float))
+    if np.any(~np.isfinite(rho_arr)) or np.any(np.abs(rho_arr) > 1):
+        from ..errors import ParameterError
+
+        raise ParameterError("rho", rho, "in [-1, 1]")
+    same = act1.builtin is not None and act1.builtin == act2.builtin and act1.centered == act2.centered
+    out = None
+    if method in ("auto", "closed") and same and act1.builtin in ("erf", "relu", "linear"):
+        if act1.builtin == "erf":
+            out = 2 / np.pi * np.arcsin(2 * rho_arr / 3)
+        elif act1.builtin == "linear":
+            out = rho_arr.copy()
+        else:
+            r = np.clip(rho_arr, -1, 1)
+            out = (np.sqrt(1 - r**2) + (np.pi - np.arccos(r)) * r) / (2 * np.pi)
+            if act1.centered:
+                out = out - 1 / (2 * np.pi)
+    elif method == "closed":
+        raise ExpressionError(f"no closed-form dual kernel for {act1.name}/{act2.name}")
+    elif method == "mpmath":
+        r1, r2 = act1._raw_module().f_mp, act2._raw_module().f_mp
+        o1, o2 = act1.offset, act2.offset
+        vals = []
+        for r in rho_arr:
+            with mpmath.workdps(dps):
+                s = mpmath.sqrt(1 - mpmath.mpf(r) ** 2)
+                c = 1 / (2 * mpmath.pi)
+
+                def g(u, w, r=r, s=s):
+                    return (
+                        (r1(u) - o1)
+                        * (r2(r * u + s * w) - o2)
+                        * c
+                        * mpmath.exp(-(u * u + w * w) / 2)
+                    )
+
+                vals.append(float(mpmath.quad(g, [-mpmath.inf, 0, mpmath.inf], [-mpmath.inf, 0, mpmath.inf])))
+        out = np.array(vals)
+    else:
+        from ..gaussian import composite_rule
+
+        xu, wu = composite_rule(act1.kinks)
+        f1 = act1.numpy(xu)
+        vals = []
+        for r in rho_arr:
+            s = math.sqrt(max(1.0 - r * r, 0.0))
+            if s < 1e-12:
+                vals.append(float(np.dot(wu, f1 * act2.numpy(r * xu))))
+                continue
+            if not act2.kinks:
+                xw, ww = composite_rule(())
+                inner = act2.numpy(r * xu[:, None] + s * xw[None, :]) @ ww
+            else:
+                inner = np.empty_like(xu)
+                for i, u in enumerate(xu):
+                    xw, ww = composite_rule(tuple(sorted((k - r * u) / s for k in act2.kinks)))
+                    inner[i] = np.dot(ww, act2.numpy(r * u + s * xw))
+            vals.append(float(np.dot(wu, f1 * inner)))
+        out = np.array(vals)
+    return float(out[0]) if np.ndim(rho) == 0 else out

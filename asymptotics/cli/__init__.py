@@ -1,0 +1,1 @@
+"""The ``asymptotics`` command-line interface (typer)."""

@@ -1,0 +1,1 @@
+"""Subcommands of ``asymptotics theory``: each module defines ``register(theory_app)``."""

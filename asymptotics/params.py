@@ -1,0 +1,143 @@
+"""One place that checks physical and numerical parameters.
+
+Each check returns the value converted to ``float`` (or ``int``) and raises
+:class:`~asymptotics.errors.ParameterError` naming the parameter, the value and the valid range.
+The simulator in :mod:`validation` uses these checks too (they contain no theory).
+
+Conventions (Ba et al.): ψ1 = n/d (``psi1``), ψ2 = N/d (``psi2``), λ (``lam``), η (``eta``),
+σ_ε (``noise``). Cui et al.: α = n/d (``alpha``), α0 = n0/d (``alpha0``), β = p/d (``beta``),
+η̃ (``eta_tilde``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+
+from .errors import ParameterError
+
+__all__ = [
+    "as_float",
+    "check_positive",
+    "check_nonnegative",
+    "check_in_range",
+    "check_int",
+    "check_probability_vector",
+    "check_parameters",
+    "RULES",
+]
+
+
+def as_float(name: str, value: object, valid: str = "a finite real number") -> float:
+    """Convert ``value`` to a finite float, or raise a :class:`ParameterError` naming ``name``
+    and the ``valid`` range."""
+    if isinstance(value, bool) or value is None:
+        raise ParameterError(name, value, valid, "not a number")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ParameterError(name, value, valid, "not numeric") from None
+    if not isinstance(value, numbers.Real):
+        try:
+            value = float(value)  # numpy scalars, 0-d arrays
+        except (TypeError, ValueError):
+            raise ParameterError(name, value, valid, "not numeric") from None
+    v = float(value)
+    if not math.isfinite(v):
+        raise ParameterError(name, value, valid, "not finite")
+    return v
+
+
+def check_positive(name: str, value: object) -> float:
+    """Check ``0 < value < inf``."""
+    valid = "> 0 (valid range: (0, inf))"
+    v = as_float(name, value, valid)
+    if not v > 0:
+        raise ParameterError(name, value, valid)
+    return v
+
+
+def check_nonnegative(name: str, value: object) -> float:
+    """Check ``0 <= value < inf``."""
+    valid = ">= 0 (valid range: [0, inf))"
+    v = as_float(name, value, valid)
+    if not v >= 0:
+        raise ParameterError(name, value, valid)
+    return v
+
+
+def check_in_range(name: str, value: object, lo: float, hi: float, *, lo_open=False, hi_open=False) -> float:
+    """Check ``lo <= value <= hi`` (ends open when asked)."""
+    rng = f"in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
+    v = as_float(name, value, rng)
+    ok_lo = v > lo if lo_open else v >= lo
+    ok_hi = v < hi if hi_open else v <= hi
+    if not (ok_lo and ok_hi):
+        raise ParameterError(name, value, rng)
+    return v
+
+
+def check_int(name: str, value: object, minimum: int = 1) -> int:
+    """Check that ``value`` is an integer ``>= minimum`` (floats must be integral, e.g. ``1000.0``)."""
+    if isinstance(value, bool) or value is None:
+        raise ParameterError(name, value, f"an integer >= {minimum}")
+    if isinstance(value, str):
+        try:
+            value = float(value) if any(c in value for c in ".eE") else int(value)
+        except ValueError:
+            raise ParameterError(name, value, f"an integer >= {minimum}", "not numeric") from None
+    if isinstance(value, numbers.Integral):
+        iv = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        iv = int(value)
+    else:
+        raise ParameterError(name, value, f"an integer >= {minimum}")
+    if iv < minimum:
+        raise ParameterError(name, value, f"an integer >= {minimum}")
+    return iv
+
+
+def check_probability_vector(name: str, values, *, atol: float = 1e-9) -> list[float]:
+    """Check a list of proportions: each in (0, 1], summing to 1."""
+    vals = [check_in_range(f"{name}[{i}]", v, 0.0, 1.0, lo_open=True) for i, v in enumerate(values)]
+    if not vals or abs(sum(vals) - 1.0) > atol:
+        raise ParameterError(name, values, "non-empty proportions summing to 1")
+    return vals
+
+
+# Rules for the named physical parameters shared by the library, the simulator and the CLI.
+RULES: Mapping[str, tuple] = {
+    "psi1": (check_positive,),
+    "psi2": (check_positive,),
+    "alpha": (check_positive,),
+    "alpha0": (check_positive,),
+    "beta": (check_positive,),
+    "lam": (check_nonnegative,),
+    "eta": (check_nonnegative,),
+    "eta_tilde": (check_nonnegative,),
+    "noise": (check_nonnegative,),
+    "d": (check_int, 2),
+    "n": (check_int, 2),
+    "N": (check_int, 1),
+    "p": (check_int, 1),
+    "seeds": (check_int, 1),
+    "steps": (check_int, 1),
+    "n_test": (check_int, 1),
+}
+
+
+def check_parameters(**params) -> dict:
+    """Validate named parameters with the shared rules; unknown names are an error.
+
+    >>> check_parameters(psi1=2, psi2=1.5, lam=0.0)
+    {'psi1': 2.0, 'psi2': 1.5, 'lam': 0.0}
+    """
+    out = {}
+    for name, value in params.items():
+        if name not in RULES:
+            raise ParameterError(name, value, f"one of the known parameters {sorted(RULES)}", "unknown parameter")
+        rule, *args = RULES[name]
+        out[name] = rule(name, value, *args)
+    return out

@@ -1,0 +1,1 @@
+"""Validation cases, one module per family; each registers itself with :func:`validation.registry.case`."""
