@@ -1,0 +1,68 @@
+"""``asymptotics figure NAME``: one figure (or table) of ``reproduce``; ``--list`` shows them all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .reproduce import (
+    CacheDirOpt,
+    FullOpt,
+    NoCacheOpt,
+    NoProgressOpt,
+    QuickOpt,
+    SeedOpt,
+    SizeOpt,
+    WorkersOpt,
+    choose_size,
+    summarise,
+)
+
+
+def figure_command(
+    name: Annotated[str | None, typer.Argument(help="Figure or table name (see --list).")] = None,
+    list_items: Annotated[bool, typer.Option("--list", help="List the figures and tables, with what each checks.")] = False,
+    quick: QuickOpt = False,
+    full: FullOpt = False,
+    size: SizeOpt = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("figure-out"),
+    seed: SeedOpt = 20260101,
+    workers: WorkersOpt = 1,
+    cache_dir: CacheDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    no_progress: NoProgressOpt = False,
+) -> None:
+    """Compute and draw one figure of `asymptotics reproduce` into --out (PNG, PDF, tables, report.md)."""
+    from ...reproduce.registry import items, missing_requirements
+
+    if list_items:
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title="asymptotics reproduce: figures and tables", show_lines=True)
+        for col in ("name", "kind", "reproduces", "checks", "available"):
+            t.add_column(col, overflow="fold")
+        for it in items():
+            miss = missing_requirements(it)
+            t.add_row(it.name, it.kind, it.paper, it.checks, "yes" if not miss else "needs " + ", ".join(miss))
+        Console(width=160).print(t)
+        return
+    if name is None:
+        from ...errors import ParameterError
+
+        raise ParameterError("NAME", None, "a figure name (see `asymptotics figure --list`)")
+    from ...reproduce import reproduce
+
+    items([name])  # clear error listing the names if unknown
+    sz = choose_size(quick, full, size)
+    manifest = reproduce(out, sz, names=[name], seed=seed, workers=workers, cache_dir=cache_dir,
+                         use_cache=not no_cache, progress=not no_progress)
+    code = summarise(manifest, out)
+    if code:
+        raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("figure")(figure_command)

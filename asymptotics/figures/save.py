@@ -1,0 +1,28 @@
+"""Writing figures atomically (PNG and PDF), so an interrupted run never leaves half a file."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+from ..results import atomic_write_bytes
+
+__all__ = ["figure_bytes", "save_figure"]
+
+
+def figure_bytes(fig, fmt: str, **kw) -> bytes:
+    """The figure rendered in ``fmt`` (png, pdf, svg) as bytes (reproducible PDF metadata)."""
+    buf = io.BytesIO()
+    if fmt == "pdf":
+        kw.setdefault("metadata", {"CreationDate": None, "ModDate": None, "Creator": "asymptotics"})
+    elif fmt == "png":
+        kw.setdefault("metadata", {"Software": "asymptotics"})
+    fig.savefig(buf, format=fmt, **kw)
+    return buf.getvalue()
+
+
+def save_figure(fig, stem: str | os.PathLike, formats=("png", "pdf")) -> list[Path]:
+    """Write ``stem.<fmt>`` for each format atomically; returns the paths."""
+    stem = Path(stem)
+    return [atomic_write_bytes(stem.with_suffix(f".{fmt}"), figure_bytes(fig, fmt)) for fmt in formats]

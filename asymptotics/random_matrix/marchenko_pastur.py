@@ -1,0 +1,307 @@
+r"""Marchenko–Pastur (MP) law: Stieltjes transforms, derivatives, density, edges and atom.
+
+Convention (``00-conventions.md``). X ∈ ℝ^{n×p} with N(0, 1) entries, M = XᵀX/n, ratio γ = p/n.
+The law of M has density
+
+    ρ(x) = √((λ₊ − x)(x − λ₋)) / (2π γ x)  on [λ₋, λ₊],  λ± = (1 ± √γ)²,
+
+plus an atom of mass 1 − 1/γ at 0 when γ > 1. Its Stieltjes transform
+m(z) = ∫ ρ(dx)/(x − z) = lim tr(M − z)⁻¹/p solves
+
+    γ z m² + (z + γ − 1) m + 1 = 0.
+
+**Branch (explicit).** With s(z) = √(z − λ₋)·√(z − λ₊) (product of *principal* square roots: it
+is analytic off [λ₋, λ₊], s(z) ~ z at infinity and s(z̄) = conj s(z)),
+
+    m(z) = (1 − γ − z + s(z)) / (2γz) = 2 / (1 − γ − z − s(z)),
+
+which is the root with m(z) ~ −1/z at infinity, Im m > 0 for Im z > 0 (Im m < 0 for Im z < 0) and
+m > 0 for real z < 0 (the unique root that is a Stieltjes transform). Of the two equal forms the
+one without cancellation is evaluated. The density is obtained by Stieltjes inversion,
+ρ(x) = Im m(x + i0)/π, using the boundary value s(x + i0) = i√((x − λ₋)(λ₊ − x)).
+
+Ba et al.'s W₀ ∈ ℝ^{d×N} with N(0, 1/d) entries, ψ2 = N/d:
+
+* W₀ᵀW₀ (N×N) has law MP(ψ2): :func:`wtw_stieltjes` solves ψ2 z m² − (1 − ψ2 − z) m + 1 = 0;
+* W₀W₀ᵀ (d×d) = ψ2 · MP(1/ψ2): :func:`gram_stieltjes` m̄(z) = m_{1/ψ2}(z/ψ2)/ψ2 solves
+  z m̄² + (1 + z − ψ2) m̄ + 1 = 0, i.e. m̄ = 1/(−z + ψ2/(1 + m̄)); and m = −1/(z(1 + m̄)).
+
+Inputs broadcast (numpy); a real ``z`` gives a real result and must lie off the support (and off
+the atom at 0); a complex ``z`` may be anywhere with Im z ≠ 0. ``*_nb`` are numba scalar twins
+for compiled code (no input checks there: validate in Python first).
+
+>>> round(mp_stieltjes(-0.5, 0.5), 5), round(mp_companion_stieltjes(-0.5, 0.5), 5)
+(0.82843, 1.41421)
+>>> round(gram_stieltjes(-0.5, 0.5), 12)     # z m̄² + (1 + z − ψ2) m̄ + 1 = 0 → m̄ = √2
+1.414213562373
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from ..errors import ParameterError
+
+__all__ = [
+    "mp_edges",
+    "mp_atom",
+    "mp_stieltjes",
+    "mp_stieltjes_derivative",
+    "mp_companion_stieltjes",
+    "mp_density",
+    "gram_stieltjes",
+    "gram_stieltjes_derivative",
+    "wtw_stieltjes",
+    "wtw_stieltjes_derivative",
+    "mp_stieltjes_nb",
+    "mp_stieltjes_derivative_nb",
+    "mp_density_nb",
+    "gram_stieltjes_nb",
+    "gram_stieltjes_derivative_nb",
+    "wtw_stieltjes_nb",
+]
+
+
+# --------------------------------------------------------------------------- input checks
+def _check_ratio(name, ratio):
+    r = np.asarray(ratio)
+    if r.dtype.kind not in "biuf":
+        raise ParameterError(name, ratio, "a real number > 0 (valid range: (0, inf))")
+    r = r.astype(np.float64)
+    if not np.all(np.isfinite(r) & (r > 0)):
+        bad = r[~(np.isfinite(r) & (r > 0))].ravel()[0]
+        raise ParameterError(name, float(bad), "> 0 (valid range: (0, inf))")
+    return r
+
+
+def _check_z(z, ratio, rname, atom_if_ratio_at_least=True):
+    """Broadcast and validate (z, ratio); returns (z as complex array, ratio, real_input, scalar).
+
+    The support is [(1 − √r)², (1 + √r)²] plus an atom at 0 when r >= 1 (MP(r)), or when r <= 1
+    with ``atom_if_ratio_at_least=False`` (W₀W₀ᵀ = ψ2·MP(1/ψ2) has the same edges as MP(ψ2))."""
+    za = np.asarray(z)
+    if za.dtype.kind not in "biufc":
+        raise ParameterError("z", z, "a real or complex number (array)")
+    g = _check_ratio(rname, ratio)
+    real_input = za.dtype.kind != "c"
+    zc = za.astype(np.complex128)
+    if not np.all(np.isfinite(zc)):
+        raise ParameterError("z", z, "finite")
+    zc, g = np.broadcast_arrays(zc, g)
+    lo, hi = mp_edges(g)
+    on_axis = zc.imag == 0
+    x = zc.real
+    atom = (g >= 1) if atom_if_ratio_at_least else (g <= 1)
+    bad = on_axis & (((x >= lo) & (x <= hi)) | ((x == 0) & atom))
+    if np.any(bad):
+        i = np.flatnonzero(bad.ravel())[0]
+        zb, gb = zc.ravel()[i], g.ravel()[i]
+        lob, hib = mp_edges(float(gb))
+        raise ParameterError(
+            "z",
+            complex(zb) if not real_input else float(zb.real),
+            f"off the support [{lob:.6g}, {hib:.6g}] ({rname}={gb:g})"
+            + (" and off its atom at 0" if atom.ravel()[i] else "")
+            + " (a real z outside it, or Im z != 0)",
+            "use mp_density for the boundary values on the support",
+        )
+    return zc, g, real_input, (np.ndim(z) == 0 and np.ndim(ratio) == 0)
+
+
+def _out(v, real_input, scalar):
+    if real_input:
+        v = v.real.astype(np.float64)
+    if scalar:
+        return float(v) if real_input else complex(v)
+    return v
+
+
+# --------------------------------------------------------------------------- numpy versions
+def mp_edges(ratio):
+    """Edges (λ₋, λ₊) = ((1 − √γ)², (1 + √γ)²) of the continuous part of MP(γ)."""
+    g = np.asarray(ratio, dtype=np.float64)
+    r = np.sqrt(g)
+    lo, hi = (1 - r) ** 2, (1 + r) ** 2
+    if np.ndim(ratio) == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def mp_atom(ratio):
+    """Mass max(0, 1 − 1/γ) of the atom at 0 of MP(γ)."""
+    g = _check_ratio("ratio", ratio)
+    a = np.maximum(0.0, 1.0 - 1.0 / g)
+    return float(a) if np.ndim(ratio) == 0 else a
+
+
+def _s(z, g):
+    lo, hi = (1 - np.sqrt(g)) ** 2, (1 + np.sqrt(g)) ** 2
+    return np.sqrt(z - lo) * np.sqrt(z - hi)
+
+
+def _m(z, g):
+    """The Stieltjes root (complex arrays, no checks): stable choice between the two forms."""
+    s = _s(z, g)
+    a = 1 - g - z + s
+    b = 1 - g - z - s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(a) >= np.abs(b), a / (2 * g * z), 2 / b)
+
+
+def _dm(z, g, m):
+    return -(g * m * m + m) / (2 * g * z * m + z + g - 1)
+
+
+def mp_stieltjes(z, ratio):
+    """m(z) = ∫ρ(dx)/(x − z) of MP(γ = ratio); root of γ z m² + (z + γ − 1) m + 1 = 0 with
+    Im m > 0 for Im z > 0, m ~ −1/z at infinity, m > 0 for real z < 0.
+
+    >>> round(mp_stieltjes(-0.5, 0.5), 12)       # −2 + 2√2
+    0.828427124746
+    >>> mp_stieltjes(1 + 1j, 0.5).imag > 0
+    True
+    """
+    zc, g, real_input, scalar = _check_z(z, ratio, "ratio")
+    return _out(_m(zc, g), real_input, scalar)
+
+
+def mp_stieltjes_derivative(z, ratio):
+    """m'(z) = −(γm² + m)/(2γzm + z + γ − 1) (implicit differentiation of the MP equation)."""
+    zc, g, real_input, scalar = _check_z(z, ratio, "ratio")
+    return _out(_dm(zc, g, _m(zc, g)), real_input, scalar)
+
+
+def mp_companion_stieltjes(z, ratio):
+    """Companion transform m̲(z) = γ m(z) − (1 − γ)/z (law of XXᵀ/n); z = −1/m̲ + γ/(1 + m̲)."""
+    zc, g, real_input, scalar = _check_z(z, ratio, "ratio")
+    if np.any(zc == 0):
+        raise ParameterError("z", 0.0, "nonzero for the companion transform (pole of (1 − γ)/z)")
+    return _out(g * _m(zc, g) - (1 - g) / zc, real_input, scalar)
+
+
+def mp_density(x, ratio):
+    """Density of the continuous part of MP(γ) at real ``x``, by Stieltjes inversion
+    ρ(x) = Im m(x + i0)/π (zero off [λ₋, λ₊]; the atom :func:`mp_atom` is not included).
+
+    >>> round(mp_density(1.0, 0.5), 12)          # √((λ₊−1)(1−λ₋))/(2πγ) = √(4γ − γ²)/(2πγ) = √1.75/π
+    0.421084399348
+    """
+    xa = np.asarray(x)
+    if xa.dtype.kind not in "biuf":
+        raise ParameterError("x", x, "a real number (array)")
+    g = _check_ratio("ratio", ratio)
+    xa, g = np.broadcast_arrays(xa.astype(np.float64), g)
+    if not np.all(np.isfinite(xa)):
+        raise ParameterError("x", x, "finite")
+    lo, hi = (1 - np.sqrt(g)) ** 2, (1 + np.sqrt(g)) ** 2
+    inside = (xa > lo) & (xa < hi) & (xa > 0)
+    # boundary value s(x + i0) = i √((x − λ₋)(λ₊ − x)), then m(x + i0) = (1 − γ − x + s)/(2γx)
+    s = 1j * np.sqrt(np.where(inside, (xa - lo) * (hi - xa), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where(inside, (1 - g - xa + s) / (2 * g * np.where(inside, xa, 1.0)), 0.0)
+    rho = np.where(inside, m.imag / np.pi, 0.0)
+    return float(rho) if (np.ndim(x) == 0 and np.ndim(ratio) == 0) else rho
+
+
+def gram_stieltjes(z, psi2):
+    """m̄(z) of W₀W₀ᵀ (d×d), W₀ ∈ ℝ^{d×N} with N(0, 1/d) entries, ψ2 = N/d:
+    z m̄² + (1 + z − ψ2) m̄ + 1 = 0 (W₀W₀ᵀ = ψ2·MP(1/ψ2), so m̄(z) = m_{1/ψ2}(z/ψ2)/ψ2; support
+    [(1 − √ψ2)², (1 + √ψ2)²] plus an atom 1 − ψ2 at 0 when ψ2 < 1)."""
+    zc, p, real_input, scalar = _check_z(z, psi2, "psi2", atom_if_ratio_at_least=False)
+    return _out(_m(zc / p, 1.0 / p) / p, real_input, scalar)
+
+
+def gram_stieltjes_derivative(z, psi2):
+    """m̄'(z) = m̄²(1 + m̄)² / ((1 + m̄)² − ψ2 m̄²) (evaluated as m'_{1/ψ2}(z/ψ2)/ψ2²)."""
+    zc, p, real_input, scalar = _check_z(z, psi2, "psi2", atom_if_ratio_at_least=False)
+    w, g = zc / p, 1.0 / p
+    return _out(_dm(w, g, _m(w, g)) / (p * p), real_input, scalar)
+
+
+def wtw_stieltjes(z, psi2):
+    """m(z) of W₀ᵀW₀ (N×N), law MP(ψ2): ψ2 z m² − (1 − ψ2 − z) m + 1 = 0."""
+    zc, g, real_input, scalar = _check_z(z, psi2, "psi2")
+    return _out(_m(zc, g), real_input, scalar)
+
+
+def wtw_stieltjes_derivative(z, psi2):
+    """m'(z) of W₀ᵀW₀ (N×N) (the MP(ψ2) derivative)."""
+    zc, g, real_input, scalar = _check_z(z, psi2, "psi2")
+    return _out(_dm(zc, g, _m(zc, g)), real_input, scalar)
+
+
+# --------------------------------------------------------------------------- numba twins
+def _like(z, m):  # pragma: no cover - replaced by the overload in compiled code
+    raise NotImplementedError
+
+
+@overload(_like)
+def _like_ov(z, m):
+    if isinstance(z, types.Complex):
+        return lambda z, m: m
+    return lambda z, m: m.real
+
+
+@njit(cache=True)
+def _m_c_nb(z, g):
+    r = math.sqrt(g)
+    lo = (1.0 - r) ** 2
+    hi = (1.0 + r) ** 2
+    s = cmath.sqrt(z - lo) * cmath.sqrt(z - hi)
+    a = 1.0 - g - z + s
+    b = 1.0 - g - z - s
+    if abs(a) >= abs(b):
+        return a / (2.0 * g * z)
+    return 2.0 / b
+
+
+@njit(cache=True)
+def mp_stieltjes_nb(z, ratio):
+    """Scalar twin of :func:`mp_stieltjes` (float z → float, complex z → complex)."""
+    return _like(z, _m_c_nb(complex(z), ratio))
+
+
+@njit(cache=True)
+def mp_stieltjes_derivative_nb(z, ratio):
+    """Scalar twin of :func:`mp_stieltjes_derivative`."""
+    zc = complex(z)
+    m = _m_c_nb(zc, ratio)
+    return _like(z, -(ratio * m * m + m) / (2.0 * ratio * zc * m + zc + ratio - 1.0))
+
+
+@njit(cache=True)
+def mp_density_nb(x, ratio):
+    """Scalar twin of :func:`mp_density`."""
+    r = math.sqrt(ratio)
+    lo = (1.0 - r) ** 2
+    hi = (1.0 + r) ** 2
+    if x <= lo or x >= hi or x <= 0.0:
+        return 0.0
+    return math.sqrt((x - lo) * (hi - x)) / (2.0 * math.pi * ratio * x)
+
+
+@njit(cache=True)
+def gram_stieltjes_nb(z, psi2):
+    """Scalar twin of :func:`gram_stieltjes`."""
+    g = 1.0 / psi2
+    return _like(z, _m_c_nb(complex(z) / psi2, g) * g)
+
+
+@njit(cache=True)
+def gram_stieltjes_derivative_nb(z, psi2):
+    """Scalar twin of :func:`gram_stieltjes_derivative`."""
+    g = 1.0 / psi2
+    w = complex(z) / psi2
+    m = _m_c_nb(w, g)
+    return _like(z, -(g * m * m + m) / (2.0 * g * w * m + w + g - 1.0) * g * g)
+
+
+@njit(cache=True)
+def wtw_stieltjes_nb(z, psi2):
+    """Scalar twin of :func:`wtw_stieltjes`."""
+    return _like(z, _m_c_nb(complex(z), psi2))

@@ -1,0 +1,112 @@
+"""``report.md``: every figure with what it checks, its caption, and the theory-vs-simulation table."""
+
+from __future__ import annotations
+
+import math
+
+from .export import to_markdown
+
+__all__ = ["build_report", "comparison_rows"]
+
+_STATUS = {
+    "ok": "✓ complete",
+    "partial": "◐ partial",
+    "needs": "✗ not available yet",
+    "error": "✗ error",
+    "failed": "✗ theory and simulation disagree",
+}
+
+
+def comparison_rows(data) -> list[dict]:
+    """The theory-vs-simulation rows of one item, as flat dicts for tables."""
+    rows = []
+    for c in data.comparisons:
+        z = c.z
+        rows.append({
+            "figure": data.name,
+            "quantity": c.quantity,
+            "point": ", ".join(f"{k}={_short(v)}" for k, v in c.params.items()),
+            "d": c.d,
+            "theory": c.theory,
+            "simulation": c.simulation,
+            "se": c.se,
+            "z": z if math.isfinite(z) else None,
+            "tolerance": c.tolerance,
+            "passed": c.passed,
+            "note": c.note,
+        })
+    return rows
+
+
+def _short(v):
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def build_report(manifest: dict, datas: dict, items) -> str:
+    """The Markdown report for a ``reproduce`` run (figures referenced relative to the report)."""
+    lines = [
+        "# Reproduction report",
+        "",
+        f"Size preset **{manifest['size']}**, root seed {manifest['seed']}, asymptotics "
+        f"{manifest['versions'].get('asymptotics', '?')}, total time {manifest.get('total_s', 0):.0f} s "
+        f"(simulations: {manifest['cache']['misses']} computed, {manifest['cache']['hits']} read from the cache).",
+        "",
+        "Lines are d → ∞ theory; markers are Monte-Carlo simulations of the network (mean over seeds, "
+        "error bars ± 2 standard errors); dashed horizontal lines are kernel lower bounds (μ2*²); dotted "
+        "vertical lines are BBP thresholds. A comparison passes when |simulation − theory| ≤ z_max·s.e. + a "
+        "stated finite-size allowance.",
+        "",
+        "## Summary",
+        "",
+    ]
+    summary = []
+    for it in items:
+        rec = manifest["items"].get(it.name)
+        if rec is None:
+            continue
+        comp = rec.get("comparisons", {})
+        summary.append({
+            "item": f"[{it.name}](#{it.name.replace('_', '-')})",
+            "reproduces": it.paper,
+            "status": _STATUS.get(rec["status"], rec["status"]),
+            "comparisons passed": f"{comp.get('passed', 0)}/{comp.get('total', 0)}" if comp.get("total") else "—",
+            "max |z|": comp.get("max_abs_z"),
+            "time (s)": rec.get("timings", {}).get("total_s"),
+        })
+    lines += [to_markdown(summary, precision=3, symbols=False), ""]
+    for it in items:
+        rec = manifest["items"].get(it.name)
+        if rec is None:
+            continue
+        data = datas.get(it.name)
+        lines += [f"## {it.name}", "", f"**{it.title}** — {it.paper}.", "", f"*What it checks:* {it.checks}", ""]
+        status = rec["status"]
+        if status in ("needs", "error"):
+            lines += [f"**{_STATUS[status]}:** {rec.get('reason', '')}", ""]
+            continue
+        if it.kind == "figure":
+            png = rec["outputs"].get("png")
+            if png:
+                lines += [f"![{it.title}]({png})", ""]
+        if data is not None and data.caption:
+            lines += [f"*{data.caption}*", ""]
+        if status == "partial" or (data is not None and data.missing):
+            lines += ["**Not drawn yet:** " + "; ".join(f"needs `{m}`" for m in data.missing), ""]
+        for note in (data.notes if data is not None else []):
+            lines += [f"- {note}"]
+        if data is not None and data.notes:
+            lines.append("")
+        if data is not None and data.table:
+            lines += [to_markdown(data.table, precision=4), ""]
+        if data is not None and data.comparisons:
+            rows = comparison_rows(data)
+            lines += ["Theory vs simulation:", "",
+                      to_markdown(rows, ["quantity", "point", "d", "theory", "simulation", "se", "z", "tolerance", "passed"],
+                                  precision=4, symbols=False), ""]
+        outs = rec.get("outputs", {})
+        files = ", ".join(f"[{k}]({v})" for k, v in outs.items())
+        if files:
+            lines += [f"Files: {files}", ""]
+    return "\n".join(lines) + "\n"

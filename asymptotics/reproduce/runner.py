@@ -1,0 +1,221 @@
+"""``reproduce(out_dir, size)``: every figure and table of both papers, with a report and a manifest.
+
+Output layout (every file written atomically; a run interrupted by Ctrl-C or a kill leaves only
+complete files, a ``manifest.json`` saying ``"complete": false``, and the finished simulations in the
+cache, from which a rerun resumes)::
+
+    out_dir/
+      report.md                        every figure, what it checks, theory-vs-simulation tables
+      manifest.json                    parameters, seeds, versions, timings, cache use, status
+      figures/<name>.png, .pdf         the figures
+      tables/<name>.csv|.parquet|.tex|.md     theory vs simulation (figures) or the paper's table
+      tables/comparison.*              all theory-vs-simulation rows with z-scores
+      data/<name>.json|.csv|.parquet   everything plotted (theory curves, simulation points, lines)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import time
+import traceback
+from pathlib import Path
+
+from ..errors import ParameterError
+from ..results import atomic_write_bytes, base_meta, to_jsonable
+from .cache import SimulationCache, simulator_fingerprint
+from .context import Context, NeedsError, NullProgress
+from .export import write_table
+from .registry import SIZES, items, missing_requirements
+from .report import build_report, comparison_rows
+
+__all__ = ["reproduce", "run_item", "DEFAULT_SEED"]
+
+DEFAULT_SEED = 20260101
+
+
+def _rel(path: Path, root: Path) -> str:
+    return str(Path(path).relative_to(root))
+
+
+def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = DEFAULT_SEED, workers: int = 1,
+             progress=None) -> tuple[dict, object]:
+    """Compute, export and plot one item; returns ``(record, data)`` (data is None unless computed)."""
+    progress = progress or NullProgress()
+    rec: dict = {"kind": item.kind, "paper": item.paper, "checks": item.checks, "size_params": dict(item.size(size)),
+                 "outputs": {}, "timings": {}}
+    t0 = time.perf_counter()
+    missing = missing_requirements(item)
+    if missing:
+        rec.update(status="needs", reason="needs " + ", ".join(f"`{m}`" for m in missing), missing=missing)
+        rec["timings"]["total_s"] = time.perf_counter() - t0
+        return rec, None
+    ctx = Context(item=item, size=size, cache=cache, root_seed=seed, workers=workers, progress=progress)
+    try:
+        data = item.compute(ctx)
+    except NeedsError as exc:
+        rec.update(status="needs", reason=f"needs `{exc.target}`", missing=list(ctx.missing))
+        rec["timings"]["total_s"] = time.perf_counter() - t0
+        rec["simulations"] = _sim_summary(ctx)
+        return rec, None
+    except Exception as exc:  # recorded in the manifest and the report; the run goes on
+        rec.update(status="error", reason=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+        rec["timings"]["total_s"] = time.perf_counter() - t0
+        rec["simulations"] = _sim_summary(ctx)
+        return rec, None
+    for m in ctx.missing:
+        if m not in data.missing:
+            data.missing.append(m)
+    t1 = time.perf_counter()
+    rec["timings"]["compute_s"] = t1 - t0
+    rec["simulations"] = _sim_summary(ctx)
+    meta = base_meta(item=item.name, paper=item.paper, size=size, seed=seed, params=data.params)
+
+    # data: everything plotted
+    data_dir = out / "data"
+    p = atomic_write_bytes(data_dir / f"{item.name}.json",
+                           (json.dumps(to_jsonable({"meta": meta, "data": data.as_dict()}), indent=1) + "\n").encode())
+    rec["outputs"]["data"] = _rel(p, out)
+    tidy = data.tidy_rows()
+    if tidy:
+        for q in write_table(tidy, data_dir / item.name, meta=meta, formats=("csv", "parquet")):
+            rec["outputs"][f"data_{q.suffix[1:]}"] = _rel(q, out)
+
+    # tables: the paper's table (table items) or theory vs simulation (figures)
+    table_rows = data.table if data.table else comparison_rows(data)
+    if table_rows:
+        columns = None if data.table else ["quantity", "point", "d", "theory", "simulation", "se", "z", "passed"]
+        for q in write_table(table_rows, out / "tables" / item.name, meta=meta, columns=columns, precision=4,
+                             caption=f"{item.title} ({item.paper}). {data.caption}".strip(),
+                             label=f"tab:{item.name}"):
+            rec["outputs"][q.suffix[1:] if q.suffix != ".tex" else "latex"] = _rel(q, out)
+
+    # the figure
+    if item.kind == "figure":
+        from ..figures import paper_style, save_figure
+
+        with paper_style():
+            fig = item.plot(data, ctx)
+            for q in save_figure(fig, out / "figures" / item.name):
+                rec["outputs"][q.suffix[1:]] = _rel(q, out)
+    t2 = time.perf_counter()
+    rec["timings"]["export_s"] = t2 - t1
+    rec["timings"]["total_s"] = t2 - t0
+    comps = data.comparisons
+    zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
+    rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),
+                          "max_abs_z": max(zs) if zs else None}
+    failed = rec["comparisons"]["passed"] < rec["comparisons"]["total"]
+    rec["status"] = "failed" if failed else ("partial" if data.missing else "ok")
+    if data.missing:
+        rec["missing"] = list(data.missing)
+        rec["reason"] = "needs " + ", ".join(f"`{m}`" for m in data.missing)
+    rec["params"] = data.params
+    return rec, data
+
+
+def _sim_summary(ctx) -> dict:
+    sims = ctx.simulations
+    return {"total": len(sims), "from_cache": sum(s["cached"] for s in sims),
+            "computed": sum(not s["cached"] for s in sims), "keys": [s["key"][:16] for s in sims]}
+
+
+def _make_progress(enabled: bool):
+    if not enabled:
+        return NullProgress(), None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), transient=False)
+    return prog, prog
+
+
+def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT_SEED, workers: int = 1,
+              cache_dir=None, use_cache: bool = True, progress: bool = True, docs_dir=None) -> dict:
+    """Regenerate the figures and tables into ``out_dir``; returns the manifest (also written).
+
+    Args:
+        out_dir: output folder (created).
+        size: ``"quick"`` (≈ 2 min on 2 cores), ``"default"`` (≈ 10 min), ``"full"`` (paper sizes),
+            or ``"toy"`` (tests).
+        names: only these items (default: all).
+        seed: root seed of every simulation.
+        workers: parallel workers of the simulator.
+        cache_dir: simulation cache (default: the user cache); ``use_cache=False`` recomputes all.
+        progress: show rich progress bars.
+        docs_dir: also copy the PNG figures there (used to refresh ``docs/figures``).
+    """
+    if size not in SIZES:
+        raise ParameterError("size", size, f"one of {', '.join(SIZES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    selected = items(names)
+    cache = SimulationCache(cache_dir, enabled=use_cache)
+    manifest = {
+        "complete": False,
+        "size": size,
+        "seed": seed,
+        "workers": workers,
+        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "versions": base_meta()["versions"],
+        "simulator_code": simulator_fingerprint(),
+        "cache": cache.stats(),
+        "items": {},
+    }
+    datas = {}
+    t_start = time.perf_counter()
+    prog, live = _make_progress(progress)
+
+    def write_manifest():
+        manifest["cache"] = cache.stats()
+        manifest["total_s"] = time.perf_counter() - t_start
+        atomic_write_bytes(out / "manifest.json", (json.dumps(to_jsonable(manifest), indent=1) + "\n").encode())
+
+    try:
+        if live is not None:
+            live.start()
+        overall = prog.add_task(f"reproduce ({size})", total=len(selected))
+        for it in selected:
+            prog.update(overall, description=f"reproduce ({size}): {it.name}")
+            rec, data = run_item(it, out, size=size, cache=cache, seed=seed, workers=workers, progress=prog)
+            manifest["items"][it.name] = rec
+            if data is not None:
+                datas[it.name] = data
+            prog.advance(overall)
+            write_manifest()
+    except BaseException:
+        manifest["interrupted"] = True
+        write_manifest()
+        raise
+    finally:
+        if live is not None:
+            live.stop()
+
+    all_rows = [r for d in datas.values() for r in comparison_rows(d)]
+    if all_rows:
+        meta = base_meta(size=size, seed=seed)
+        paths = write_table(all_rows, out / "tables" / "comparison", meta=meta,
+                            columns=["figure", "quantity", "point", "d", "theory", "simulation", "se", "z", "passed"],
+                            caption="Theory (d → ∞) against simulation (mean ± s.e. over seeds)",
+                            label="tab:comparison")
+        manifest["comparison_tables"] = [_rel(p, out) for p in paths]
+    manifest["total_s"] = time.perf_counter() - t_start
+    manifest["cache"] = cache.stats()
+    manifest["finished"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    manifest["summary"] = {s: sum(1 for r in manifest["items"].values() if r["status"] == s)
+                           for s in ("ok", "partial", "needs", "error", "failed")}
+    report = build_report(manifest, datas, selected)
+    atomic_write_bytes(out / "report.md", report.encode())
+    manifest["complete"] = True
+    write_manifest()
+    if docs_dir is not None:
+        docs = Path(docs_dir)
+        docs.mkdir(parents=True, exist_ok=True)
+        for rec in manifest["items"].values():
+            png = rec.get("outputs", {}).get("png")
+            if png:
+                atomic_write_bytes(docs / Path(png).name, (out / png).read_bytes())
+    return manifest
+
+

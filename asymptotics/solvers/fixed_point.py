@@ -1,0 +1,121 @@
+"""Fixed points ``x = g(x)``: damped iteration and Anderson acceleration.
+
+Mathematics. With residual ``f(x) = g(x) − x``, the damped iteration is
+``x_{k+1} = x_k + ω f(x_k)``. Anderson acceleration (type II, Walker & Ni 2011) with memory m
+uses the differences ``ΔF = [f_{k−m+1} − f_{k−m}, …]``, ``ΔX`` likewise, solves the least-squares
+problem ``γ = argmin ‖f_k − ΔF γ‖`` and steps ``x_{k+1} = x_k + ω f_k − (ΔX + ω ΔF) γ``.
+
+Convergence is tested on the residual: every component ``|g(x)_i − x_i| <= atol + rtol·|x_i|``,
+after at least ``min_steps`` evaluations of ``g``. The returned value is the iterate ``x`` at which
+the test passed (not the untested ``g(x)``).
+
+>>> from asymptotics.solvers import fixed_point, FixedPoint
+>>> r = fixed_point(lambda m: 1 / (0.5 + 0.5 / (1 + m)), 1.0)   # MP m̄ at z = −0.5, ψ2 = 0.5
+>>> round(r.value, 10), r.converged
+(1.4142135624, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from ._common import converged, finish, pack
+from .config import Anderson, FixedPoint, Newton
+from .result import CONVERGED, MAX_STEPS, NONFINITE
+
+__all__ = ["fixed_point"]
+
+
+def fixed_point(g, x0, *, args=(), solver=FixedPoint(), on_failure="raise"):
+    """Solve ``x = g(x, *args)`` for a real or complex scalar or array ``x``.
+
+    Parameters
+    ----------
+    g : callable
+        ``g(x, *args)`` returning an object of the shape of ``x0``.
+    x0 : float, complex or array
+        Starting point (its dtype decides real or complex arithmetic; a complex value returned
+        by ``g`` promotes the iteration to complex).
+    solver : FixedPoint | Anderson | Newton
+        :class:`FixedPoint` (damped iteration), :class:`Anderson`, or :class:`Newton` applied to
+        ``g(x) − x`` (finite-difference Jacobian).
+    on_failure : "raise" | "return"
+        Raise :class:`~asymptotics.errors.ConvergenceError` (carrying the result) or return the
+        unconverged :class:`SolverResult`.
+    """
+    if isinstance(solver, Newton):
+        from .newton import root
+
+        return root(lambda x, *a: np.asarray(g(x, *a)) - np.asarray(x), x0, args=args, solver=solver,
+                    on_failure=on_failure)
+    if not isinstance(solver, (FixedPoint, Anderson)):
+        raise ParameterError("solver", solver, "a FixedPoint, Anderson or Newton configuration")
+    packed = pack(x0)
+    G = packed.wrap(g, args)
+    if isinstance(solver, Anderson):
+        x, r, status, it = _anderson(G, packed, solver)
+        method = "anderson"
+    else:
+        x, r, status, it = _damped(G, packed, solver)
+        method = "fixed_point"
+    return finish(packed, x, r, status, it, method, on_failure)
+
+
+def _damped(G, packed, cfg: FixedPoint):
+    x = packed.x.copy()
+    w = cfg.damping
+    r = None
+    for k in range(1, cfg.max_steps + 1):
+        gx = G(x)
+        r = gx - x
+        if not np.all(np.isfinite(r)):
+            return x, r, NONFINITE, k
+        if k >= cfg.min_steps and converged(r, x, cfg.atol, cfg.rtol):
+            return x, r, CONVERGED, k
+        x = x + w * r
+    return x, r, MAX_STEPS, cfg.max_steps
+
+
+def _anderson(G, packed, cfg: Anderson):
+    x = packed.x.copy()
+    w = cfg.damping
+    dX, dF = [], []
+    x_prev = f_prev = None
+    best = np.inf
+    r = None
+    for k in range(1, cfg.max_steps + 1):
+        gx = G(x)
+        r = gx - x
+        if not np.all(np.isfinite(r)):
+            return x, r, NONFINITE, k
+        if k >= cfg.min_steps and converged(r, x, cfg.atol, cfg.rtol):
+            return x, r, CONVERGED, k
+        nrm = float(np.max(np.abs(r)))
+        if nrm > cfg.restart_factor * best:  # stagnation / divergence guard: restart
+            dX.clear()
+            dF.clear()
+            x_prev = f_prev = None
+        best = min(best, nrm)
+        if x_prev is not None:
+            dX.append(x - x_prev)
+            dF.append(r - f_prev)
+            if len(dX) > cfg.memory:
+                dX.pop(0)
+                dF.pop(0)
+        x_prev, f_prev = x, r
+        step = w * r
+        if dF:
+            F = np.stack(dF, axis=1)
+            X = np.stack(dX, axis=1)
+            gamma, _, rank, sv = np.linalg.lstsq(F, r, rcond=None)
+            if rank < F.shape[1] or sv[-1] < 1e-12 * sv[0] or not np.all(np.isfinite(gamma)):
+                # ill-conditioned history: keep only the newest pair
+                dX[:] = dX[-1:]
+                dF[:] = dF[-1:]
+                F, X = F[:, -1:], X[:, -1:]
+                gamma, *_ = np.linalg.lstsq(F, r, rcond=None)
+            if np.all(np.isfinite(gamma)):
+                step = step - (X + w * F) @ gamma
+        x = x + step
+    return x, r, MAX_STEPS, cfg.max_steps

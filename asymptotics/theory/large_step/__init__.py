@@ -1,0 +1,37 @@
+"""The large step η = Θ(√N) (Ba et al. 2022, §5) and the intermediate regime η = N^a.
+
+- :mod:`.tau_star` — τ* and κ*, the one-dimensional Gaussian optimisation (eq. 5.1): closed forms,
+  a compiled fast path over grids of input scales, an mpmath high-precision path;
+- :mod:`.bounds` — the kernel lower bound μ2*², the paper's upper bound 10τ* + C(√τ*√(d/n) + d/n)
+  and the verdict "beats every kernel";
+- :mod:`.intermediate` — η = N^a, a ∈ (0, 1/2): the spike-count rule and the limit-model error
+  (derived, Moniri et al. 2024 as summarised in ``30-spiked-rf.md`` §9).
+
+The exact Gaussian-readout risk curve (``35-large-step-gaussian-readout.md``) is to be added here.
+"""
+
+from .tau_star import (
+    STATUSES,
+    TauObjective,
+    TauStarConfig,
+    TauStarGrid,
+    TauStarResult,
+    activation_limits,
+    tau_limits,
+    tau_objective,
+    tau_star,
+    tau_star_grid,
+)
+
+__all__ = [
+    "STATUSES",
+    "TauObjective",
+    "TauStarConfig",
+    "TauStarGrid",
+    "TauStarResult",
+    "activation_limits",
+    "tau_limits",
+    "tau_objective",
+    "tau_star",
+    "tau_star_grid",
+]

@@ -1,0 +1,1153 @@
+r"""τ* and κ*: the one-dimensional Gaussian optimisation of Ba et al. (2022), eq. (5.1).
+
+With ξ1, ξ2 i.i.d. N(0, 1),
+
+    τ(κ) = E_ξ1 [ ( σ*(ξ1) − E_ξ2 σ(κ ξ1 + ξ2) )² ],     τ* = inf_κ τ(κ),   κ* = argmin τ.
+
+Meaning (stated, `10-one-step.md` §6): after one large step η = c√N, neuron i has moved by
+≈ κᵢ β* with κᵢ = c μ1 μ1* √N aᵢ, so its feature is ≈ σ(ξ2 + κᵢ ξ1) with ξ1 = ⟨β*, x⟩; an oracle
+average of the neurons with κᵢ ≈ κ* predicts E_ξ2 σ(κ* ξ1 + ξ2), whose risk is τ*. Ba et al.'s
+theorem bounds the trained conjugate-kernel risk by 10 τ* + C(√τ* √(d/n) + d/n)
+(:mod:`asymptotics.theory.large_step.bounds`).
+
+Conventions (the project's choices, documented):
+
+* **Centring.** Ba et al. assume centred σ and σ*. By default (``center=True``) both are centred
+  by their Gaussian means at unit variance, σ − E σ(z) and σ* − E σ*(z) (for input scales a, b:
+  σ(a·) − E σ(az), σ*(b·) − E σ*(bz)), exactly as :func:`asymptotics.activation` does. The inner
+  mean E_ξ2 σ(κξ1 + ξ2) then has mean E σ(√(1+κ²) z) − E σ(z), which is not zero for a non-odd
+  student: the paper's definition has **no free constant**. ``fit_constant=True`` lets the
+  oracle add the best constant as well (τ_c = inf_κ Var(σ* − E_ξ2σ)), the natural choice if the
+  readout can fit an intercept; it changes nothing for an odd student and odd teacher, and a lot
+  for SoftPlus/SoftPlus (9.15e-3 → 2.77e-4). ``center=False`` uses the raw functions.
+* **κ ∈ ℝ.** The readout aᵢ is Gaussian, so κᵢ takes both signs; the infimum is over ℝ.
+* **Input scales.** ``student_scale`` a and ``teacher_scale`` b replace σ(x), σ*(x) by σ(ax),
+  σ*(bx) (a, b > 0) without recompiling, for grids over activation scalings.
+
+Outcomes (``status``):
+
+* ``"interior"``: a finite minimiser κ* ≠ 0 (τ'(κ*) = 0, τ''(κ*) > 0);
+* ``"zero"``: the minimiser is κ* = 0 (τ* = τ(0) = E σ*² for centred functions). Since
+  τ'(0) = −2 μ1(σ) μ1(σ*), this needs μ1 μ1* = 0 — the degenerate case in which one large step
+  does not move the neurons along β* at all (a :class:`~asymptotics.errors.DegenerateWarning`
+  is issued when μ1 μ1* = 0);
+* ``"to_plus_infinity"`` / ``"to_minus_infinity"``: no finite minimiser, the infimum is the
+  limit κ → ±∞ (``kappa_star = ±inf``, ``attained = False``). This is possible only for a student
+  with finite limits σ(±∞) (decided symbolically); then E_ξ2 σ(κξ1 + ξ2) tends to the step
+  σ(+∞)·1{ξ1 > 0} + σ(−∞)·1{ξ1 < 0} and τ(±∞) is computed exactly. Example: σ = tanh,
+  σ* = sign (``"sign(x)"``): τ(κ) decreases to τ(∞) = 0 with no minimiser.
+
+Three paths (``method``):
+
+* ``"closed"``: closed forms — σ = erf(a·), σ* = erf(b·): E_ξ2 erf(a(κξ1 + ξ2)) =
+  erf(aκξ1/√(1+2a²)), so κ* = b√(1+2a²)/a (√3 for a = b = 1) and τ* = 0; a linear student σ = a x:
+  κ* = μ1*/a, τ* = E σ*² − μ1*² (− μ0*² with ``fit_constant``).
+* ``"compiled"``: numba kernels generated per student (:mod:`._kernels`): fixed-degree
+  Gauss–Hermite rules (smooth activations) or composite Gauss–Legendre rules split at the kinks
+  (ReLU-like), a scan of κ on a two-sided geometric grid, then safeguarded Newton on τ'(κ) = 0
+  inside the bracket of the best scanned point (derivatives by Stein's identity, so only σ is
+  evaluated). The answer is re-evaluated with a rule of twice the degree; if the two disagree by
+  more than ``atol + rtol·τ*`` (or the re-evaluated κ* moves by more than ``kappa_rtol``) the degree
+  is doubled (up to ``max_level`` times), else :class:`~asymptotics.errors.ConvergenceError`.
+* ``"mpmath"``: the high-precision path — nested tanh–sinh quadrature (split at the kinks) at
+  ``dps`` digits, τ'(κ) = 0 solved by the secant method started at the compiled κ*.
+
+``"auto"`` (default) takes the closed form where one exists and the compiled path otherwise.
+
+>>> r = tau_star("tanh", "tanh")
+>>> r.status, round(r.kappa_star, 5), f"{r.tau_star:.4e}"
+('interior', 1.58827, '9.4527e-05')
+>>> r = tau_star("erf", "erf")
+>>> r.method, r.kappa_star == 3 ** 0.5, r.tau_star
+('closed-form', True, 0.0)
+
+The paper's appendix quotes "τ* ≈ 3·10⁻⁴ for σ = σ* = tanh, κ* ≈ 1.6": κ* agrees, τ* does not
+(τ(1.6) = 1.0e-4; 3e-4 is reached near κ = 1.53 or 1.66). This is an open discrepancy, reported
+in ``docs/large-step.md``; the code is not tuned to it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ...activations import Activation, activation
+from ...errors import ConvergenceError, DegenerateWarning, ExpressionError, ParameterError
+from ...gaussian import composite_rule, expect, expect_mp, hermite_rule
+from ...params import as_float, check_int, check_positive
+from . import _kernels
+
+__all__ = [
+    "TauStarConfig",
+    "TauStarResult",
+    "TauStarGrid",
+    "TauObjective",
+    "STATUSES",
+    "tau_star",
+    "tau_star_grid",
+    "tau_objective",
+    "tau_limits",
+    "activation_limits",
+]
+
+#: Possible values of ``status``.
+STATUSES = ("interior", "zero", "to_plus_infinity", "to_minus_infinity", "failed")
+
+_METHODS = ("auto", "closed", "compiled", "mpmath")
+_RULES = ("auto", "trapezoid", "hermite", "composite")
+
+
+# ---------------------------------------------------------------------------------------------
+# configuration and results
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TauStarConfig:
+    """Numerical settings of the compiled path (immutable; validated on construction).
+
+    Attributes:
+        rule: ``"auto"`` (the trapezoidal rule for smooth functions, composite Gauss–Legendre split
+            at the kinks otherwise), ``"trapezoid"`` or ``"hermite"`` (both refused for a kinked
+            function) or ``"composite"`` (composite everywhere).
+        step: trapezoidal step h at level 0 (halved at each level). For an integrand analytic in
+            the strip |Im x| < d the truncated trapezoidal rule with the Gaussian weight errs by
+            ≈ exp(−2πd/h): spectral accuracy (tanh: d = π/2, h = 1/3 gives ≈ 1e-13), where
+            Gauss–Hermite only converges like exp(−c√n) (tanh/tanh needs ~200 nodes for 1e-12).
+        degree: Gauss–Hermite nodes per dimension at level 0 (doubled at each level; ≤ 256).
+        order: Gauss–Legendre nodes per unit panel of the composite rules at level 0 (doubled).
+        half_width: the rules integrate over [−L, L] (Gaussian tail beyond L = 10: 1.5e-23).
+        max_level: how many times the resolution may be doubled to meet the tolerance.
+        scan_step, scan_degree, scan_order: the cheap rule used to scan κ.
+        kappa_min, kappa_max: the scanned |κ| range (geometric, both signs, plus κ = 0).
+        kappa_max_limit: the scan range is enlarged ×100 up to this value when the best scanned
+            point is at the end of the range.
+        scan_per_decade: scanned κ values per decade.
+        xtol: Newton stops when the step is ≤ xtol·(1 + |κ|).
+        max_iter: maximum Newton/bisection iterations.
+        rtol, atol: accepted quadrature error on τ*: |τ_n − τ_2n| ≤ atol + rtol·τ*.
+        kappa_rtol: accepted change of κ* under the refined rule, relative to 1 + |κ*|.
+        zero_tol: |κ*| below this is reported as κ* = 0 (status ``"zero"``).
+    """
+
+    rule: str = "auto"
+    step: float = 1.0 / 3.0
+    degree: int = 64
+    order: int = 8
+    half_width: float = 10.0
+    max_level: int = 4
+    scan_step: float = 0.5
+    scan_degree: int = 24
+    scan_order: int = 4
+    kappa_min: float = 0.01
+    kappa_max: float = 100.0
+    kappa_max_limit: float = 1e4
+    scan_per_decade: int = 5
+    xtol: float = 1e-13
+    max_iter: int = 100
+    rtol: float = 1e-9
+    atol: float = 1e-14
+    kappa_rtol: float = 1e-8
+    zero_tol: float = 1e-9
+
+    def __post_init__(self):
+        if self.rule not in _RULES:
+            raise ParameterError("rule", self.rule, f"one of {', '.join(_RULES)}")
+        for name in ("degree", "order", "scan_degree", "scan_order", "scan_per_decade", "max_iter"):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), 2))
+        object.__setattr__(self, "max_level", check_int("max_level", self.max_level, 0))
+        for name in (
+            "step",
+            "scan_step",
+            "half_width",
+            "kappa_min",
+            "kappa_max",
+            "kappa_max_limit",
+            "xtol",
+            "rtol",
+            "kappa_rtol",
+        ):
+            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
+        for name in ("atol", "zero_tol"):
+            v = as_float(name, getattr(self, name), ">= 0")
+            if v < 0:
+                raise ParameterError(name, v, ">= 0")
+            object.__setattr__(self, name, v)
+        if not self.kappa_min < self.kappa_max <= self.kappa_max_limit:
+            raise ParameterError(
+                "kappa_max", self.kappa_max, f"in ({self.kappa_min}, kappa_max_limit={self.kappa_max_limit}]"
+            )
+
+
+@dataclass(frozen=True)
+class TauStarResult:
+    """τ* for one (σ, σ*) pair.
+
+    Attributes:
+        tau_star: the infimum inf_κ τ(κ) (≥ 0).
+        kappa_star: the minimiser; ``0.0`` for status ``"zero"``; ``±inf`` when not attained.
+        status: ``"interior"``, ``"zero"``, ``"to_plus_infinity"``, ``"to_minus_infinity"``
+            (or ``"failed"`` in a grid computed with ``on_failure="return"``).
+        attained: whether the infimum is attained at a finite κ.
+        iterations: Newton/bisection iterations of the last solve (secant steps for mpmath).
+        error: estimate of the absolute error of ``tau_star`` (quadrature: the difference from a
+            rule of twice the degree; mpmath: the quadrature's own estimate).
+        kappa_error: estimate of the absolute error of ``kappa_star`` (the Newton step
+            τ'/τ'' under the refined rule); 0 for closed forms, inf when not attained.
+        derivative: τ'(κ*) (the residual of the stationarity condition); 0 when not attained.
+        curvature: τ''(κ*) (> 0 at a minimum); 0 when not attained.
+        method: ``"closed-form"``, ``"compiled"``, ``"mpmath"``.
+        rule: the quadrature actually used (e.g. ``"hermite-96"``, ``"composite-16"``).
+        student, teacher: the activation names.
+        student_scale, teacher_scale: input scales a, b (σ(a x), σ*(b x)).
+        centered: whether σ and σ* were centred.
+        fit_constant: whether the oracle may add a constant.
+        message: remarks (degeneracy, how the infimum was found).
+    """
+
+    tau_star: float
+    kappa_star: float
+    status: str
+    attained: bool
+    iterations: int
+    error: float
+    kappa_error: float
+    derivative: float
+    curvature: float
+    method: str
+    rule: str
+    student: str
+    teacher: str
+    student_scale: float = 1.0
+    teacher_scale: float = 1.0
+    centered: bool = True
+    fit_constant: bool = False
+    message: str = ""
+
+    def as_dict(self) -> dict:
+        """A JSON-friendly dictionary (``kappa_star`` is ``None`` when not attained, with
+        ``kappa_limit`` ``"+inf"``/``"-inf"``)."""
+        d = {
+            "student": self.student,
+            "teacher": self.teacher,
+            "student_scale": self.student_scale,
+            "teacher_scale": self.teacher_scale,
+            "tau_star": self.tau_star,
+            "kappa_star": self.kappa_star if math.isfinite(self.kappa_star) else None,
+            "kappa_limit": None if self.attained else ("+inf" if self.kappa_star > 0 else "-inf"),
+            "status": self.status,
+            "attained": self.attained,
+            "error": self.error,
+            "kappa_error": self.kappa_error if math.isfinite(self.kappa_error) else None,
+            "derivative": self.derivative,
+            "curvature": self.curvature,
+            "iterations": self.iterations,
+            "method": self.method,
+            "rule": self.rule,
+            "centered": self.centered,
+            "fit_constant": self.fit_constant,
+            "message": self.message,
+        }
+        return d
+
+
+@dataclass(frozen=True)
+class TauStarGrid:
+    """τ* over a grid of input scales (arrays broadcast to a common shape).
+
+    Attributes are arrays of that shape: ``tau_star``, ``kappa_star`` (±inf when not attained),
+    ``status`` (object array of strings), ``iterations``, ``error``, ``kappa_error``,
+    ``derivative``, ``curvature``, ``level`` (how many degree doublings were needed), and the
+    broadcast ``student_scale``, ``teacher_scale``. ``rule`` names the level-0 rule.
+    """
+
+    tau_star: np.ndarray
+    kappa_star: np.ndarray
+    status: np.ndarray
+    iterations: np.ndarray
+    error: np.ndarray
+    kappa_error: np.ndarray
+    derivative: np.ndarray
+    curvature: np.ndarray
+    level: np.ndarray
+    student_scale: np.ndarray
+    teacher_scale: np.ndarray
+    student: str
+    teacher: str
+    centered: bool
+    fit_constant: bool
+    rule: str
+    messages: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.tau_star.shape
+
+    def result(self, index) -> TauStarResult:
+        """The :class:`TauStarResult` at ``index`` (an index into the grid's shape)."""
+        st = str(self.status[index])
+        k = float(self.kappa_star[index])
+        attained = st in ("interior", "zero")
+        rule = self.rule if self.level[index] == 0 else f"{self.rule}(level {int(self.level[index])})"
+        return TauStarResult(
+            tau_star=float(self.tau_star[index]),
+            kappa_star=k,
+            status=st,
+            attained=attained,
+            iterations=int(self.iterations[index]),
+            error=float(self.error[index]),
+            kappa_error=float(self.kappa_error[index]),
+            derivative=float(self.derivative[index]),
+            curvature=float(self.curvature[index]),
+            method="compiled",
+            rule=rule,
+            student=self.student,
+            teacher=self.teacher,
+            student_scale=float(self.student_scale[index]),
+            teacher_scale=float(self.teacher_scale[index]),
+            centered=self.centered,
+            fit_constant=self.fit_constant,
+            message=self.messages.get(np.ravel_multi_index(index, self.shape) if self.shape else 0, ""),
+        )
+
+    def results(self) -> list[TauStarResult]:
+        """All points, in C order."""
+        return [self.result(np.unravel_index(i, self.shape)) for i in range(self.tau_star.size)]
+
+    def rows(self) -> list[dict]:
+        """One JSON-friendly dict per grid point (see :meth:`TauStarResult.as_dict`)."""
+        return [r.as_dict() for r in self.results()]
+
+
+class TauObjective(tuple):
+    """``(value, derivative, second_derivative, error)`` of τ at the requested κ (arrays)."""
+
+    __slots__ = ()
+
+    def __new__(cls, value, derivative, second_derivative, error):
+        return tuple.__new__(cls, (value, derivative, second_derivative, error))
+
+    value = property(lambda self: self[0])
+    derivative = property(lambda self: self[1])
+    second_derivative = property(lambda self: self[2])
+    error = property(lambda self: self[3])
+
+
+# ---------------------------------------------------------------------------------------------
+# problem description
+# ---------------------------------------------------------------------------------------------
+def _raw(spec, role: str) -> Activation:
+    if isinstance(spec, Activation):
+        return activation(spec, center=False)
+    if not isinstance(spec, str):
+        raise ParameterError(role, spec, "an activation name, an expression in x or an Activation")
+    try:
+        return activation(spec, center=False)
+    except ParameterError:
+        raise
+    except Exception as exc:  # ExpressionError and friends: name the argument
+        raise ParameterError(role, spec, "a built-in name or a safe expression in x", str(exc)) from None
+
+
+def _scales(name: str, value) -> np.ndarray:
+    arr = np.asarray(value, dtype=object if not isinstance(value, np.ndarray) else None)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(name, value, "positive finite numbers (an array of input scales)") from None
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+        raise ParameterError(name, value, "> 0 and finite (input scale of the activation)")
+    return arr
+
+
+@lru_cache(maxsize=128)
+def activation_limits(act: Activation) -> tuple[float | None, float | None]:
+    """(σ(−∞), σ(+∞)) of the raw activation when finite (decided with sympy), else ``None``.
+
+    >>> activation_limits(activation("tanh", center=False))
+    (-1.0, 1.0)
+    >>> activation_limits(activation("relu", center=False))
+    (0.0, None)
+    """
+    x = sp.Symbol("x", real=True)
+    expr = act.raw.subs(next(iter(act.raw.free_symbols), x), x) if act.raw.free_symbols else act.raw
+    out = []
+    for direction in (-sp.oo, sp.oo):
+        try:
+            lim = sp.limit(expr, x, direction)
+        except Exception:  # pragma: no cover - sympy gives up: treat as no finite limit
+            out.append(None)
+            continue
+        if lim.is_real and lim.is_finite:
+            out.append(float(lim))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+def _gauss_mean(act: Activation, scale: float, weight=None) -> tuple[float, float]:
+    """E[weight(z) σ(scale z)] by composite quadrature split at the kinks (value, error)."""
+    kinks = tuple(k / scale for k in act.kinks)
+    if weight is None:
+        return expect(lambda z: act.numpy(scale * z), kinks)
+    return expect(lambda z: weight(z) * act.numpy(scale * z), kinks)
+
+
+@dataclass(frozen=True)
+class _Problem:
+    student: Activation  # raw
+    teacher: Activation  # raw
+    center: bool
+    fit_constant: bool
+    a: np.ndarray  # flattened student scales per point
+    b: np.ndarray  # flattened teacher scales per point
+    shape: tuple
+
+    @property
+    def a_unique(self):
+        return np.unique(self.a)
+
+    @property
+    def b_unique(self):
+        return np.unique(self.b)
+
+
+def _make_problem(student, teacher, center, fit_constant, student_scale, teacher_scale) -> _Problem:
+    s = _raw(student, "student")
+    t = _raw(teacher, "teacher")
+    if not isinstance(center, (bool, np.bool_)):
+        raise ParameterError("center", center, "True or False")
+    if not isinstance(fit_constant, (bool, np.bool_)):
+        raise ParameterError("fit_constant", fit_constant, "True or False")
+    a = _scales("student_scale", student_scale)
+    b = _scales("teacher_scale", teacher_scale)
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise ParameterError(
+            "student_scale/teacher_scale", (np.shape(a), np.shape(b)), "arrays of broadcastable shapes"
+        ) from None
+    return _Problem(s, t, bool(center), bool(fit_constant), a.ravel().copy(), b.ravel().copy(), a.shape)
+
+
+def _display(act: Activation) -> str:
+    return act.name
+
+
+# ---------------------------------------------------------------------------------------------
+# quadrature rules for the compiled path
+# ---------------------------------------------------------------------------------------------
+def _kinked(act: Activation) -> bool:
+    return len(act.kinks) > 0
+
+
+def _rule_kinds(prob: _Problem, cfg: TauStarConfig) -> tuple[str, str]:
+    """(outer, inner) kind: ``trapezoid``, ``hermite`` or ``composite``."""
+    if cfg.rule in ("hermite", "trapezoid"):
+        for act, role in ((prob.teacher, "teacher"), (prob.student, "student")):
+            if _kinked(act):
+                raise ParameterError(
+                    "rule", cfg.rule, "'auto' or 'composite' for a kinked activation", f"{role} {act.name} has kinks"
+                )
+        return cfg.rule, cfg.rule
+    if cfg.rule == "composite":
+        return "composite", "composite"
+    return (
+        "composite" if _kinked(prob.teacher) else "trapezoid",
+        "composite" if _kinked(prob.student) else "trapezoid",
+    )
+
+
+def _resolution(kind: str, cfg: TauStarConfig, level: int, scan: bool = False):
+    if kind == "trapezoid":
+        return (cfg.scan_step if scan else cfg.step) / (1 << level)
+    if kind == "hermite":
+        n = (cfg.scan_degree if scan else cfg.degree) << level
+        if n > 256:
+            raise ParameterError("degree", n, "<= 256 Gauss–Hermite nodes (use rule='trapezoid')")
+        return n
+    return (cfg.scan_order if scan else cfg.order) << level
+
+
+def _rule_name(kinds: tuple[str, str], cfg: TauStarConfig, level: int) -> str:
+    def one(kind):
+        r = _resolution(kind, cfg, level)
+        return f"trapezoid-h{r:.4g}" if kind == "trapezoid" else f"{kind}-{r}"
+
+    o, i = kinds
+    return one(o) if o == i else f"outer {one(o)}, inner {one(i)}"
+
+
+def trapezoid_rule(step: float, half_width: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of the truncated trapezoidal rule for E f(z), z ~ N(0, 1): nodes
+    kh on [−L, L], weights h φ(kh). Spectrally accurate for smooth integrands."""
+    n = int(math.floor(half_width / step + 1e-9))
+    x = step * np.arange(-n, n + 1, dtype=float)
+    w = step * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+    return x, w
+
+
+def _nodes(kind, kinks_scaled, resolution, cfg):
+    if kind == "trapezoid":
+        return trapezoid_rule(resolution, cfg.half_width)
+    if kind == "hermite":
+        return hermite_rule(resolution)
+    return composite_rule(tuple(sorted(kinks_scaled)), resolution, cfg.half_width, 1.0)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """Arrays handed to the compiled kernels for one level of accuracy."""
+
+    x: np.ndarray  # (B, n) outer nodes per unique teacher scale
+    w: np.ndarray
+    t: np.ndarray  # teacher values (centred) at the outer nodes
+    mode: int  # inner: 0 fixed nodes, 1 split composite
+    z: np.ndarray
+    wz: np.ndarray
+    glx: np.ndarray
+    glw: np.ndarray
+
+
+def _teacher_offsets(prob: _Problem, b_unique) -> np.ndarray:
+    if not prob.center:
+        return np.zeros(len(b_unique))
+    return np.array([_gauss_mean(prob.teacher, float(b))[0] for b in b_unique])
+
+
+def _student_offsets(prob: _Problem, a_unique) -> np.ndarray:
+    if not prob.center:
+        return np.zeros(len(a_unique))
+    return np.array([_gauss_mean(prob.student, float(a))[0] for a in a_unique])
+
+
+def _build_rules(prob, kinds, level, cfg, b_unique, t_off, scan=False) -> _Rules:
+    outer_kind, inner_kind = kinds
+    r_out = _resolution(outer_kind, cfg, level, scan)
+    r_in = _resolution(inner_kind, cfg, level, scan)
+    xs, ws = [], []
+    for b in b_unique:
+        x, w = _nodes(outer_kind, [k / b for k in prob.teacher.kinks], r_out, cfg)
+        xs.append(np.asarray(x))
+        ws.append(np.asarray(w))
+    n = max(len(x) for x in xs)
+    X = np.zeros((len(b_unique), n))
+    W = np.zeros((len(b_unique), n))
+    T = np.zeros((len(b_unique), n))
+    for i, (x, w) in enumerate(zip(xs, ws, strict=True)):
+        X[i, : len(x)] = x
+        W[i, : len(w)] = w
+        with np.errstate(all="ignore"):
+            T[i, : len(x)] = prob.teacher.numpy(b_unique[i] * x) - t_off[i]
+    if not np.all(np.isfinite(T)):
+        raise ParameterError("teacher", prob.teacher.name, "a function finite on the real line")
+    if inner_kind == "composite":
+        z = wz = np.zeros(1)
+        mode = 1
+        glx, glw = np.polynomial.legendre.leggauss(r_in)
+    else:
+        z, wz = _nodes(inner_kind, (), r_in, cfg)
+        mode = 0
+        glx = glw = np.zeros(1)
+    return _Rules(X, W, T, mode, np.ascontiguousarray(z), np.ascontiguousarray(wz), glx, glw)
+
+
+def _kinks_table(prob: _Problem, a_unique) -> np.ndarray:
+    k = np.array(sorted(prob.student.kinks), dtype=float)
+    if k.size == 0:
+        return np.zeros((len(a_unique), 0))
+    return np.array([k / a for a in a_unique])
+
+
+def _scan_grid(kmin: float, kmax: float, per_decade: int) -> np.ndarray:
+    n = max(4, int(math.ceil(per_decade * math.log10(kmax / kmin))) + 1)
+    g = np.geomspace(kmin, kmax, n)
+    return np.concatenate([-g[::-1], [0.0], g])
+
+
+# ---------------------------------------------------------------------------------------------
+# the compiled path
+# ---------------------------------------------------------------------------------------------
+class _Compiled:
+    """Holds rules and kernels for one problem; levels are built lazily."""
+
+    def __init__(self, prob: _Problem, cfg: TauStarConfig):
+        self.prob = prob
+        self.cfg = cfg
+        self.kinds = _rule_kinds(prob, cfg)
+        _ = prob.student.f  # import the student's compiled module before the kernels refer to it
+        self.k = _kernels.student_kernels(prob.student._raw_module().__name__)
+        self.a_u, self.a_idx = np.unique(prob.a, return_inverse=True)
+        self.b_u, self.b_idx = np.unique(prob.b, return_inverse=True)
+        self.t_off = _teacher_offsets(prob, self.b_u)
+        self.s_off = _student_offsets(prob, self.a_u)
+        self.offs = self.s_off[self.a_idx]
+        self.kinks = _kinks_table(prob, self.a_u)
+        self._levels: dict[int, _Rules] = {}
+        self.scan_rules = _build_rules(prob, self.kinds, 0, cfg, self.b_u, self.t_off, scan=True)
+
+    def rules(self, level: int) -> _Rules:
+        if level not in self._levels:
+            self._levels[level] = _build_rules(self.prob, self.kinds, level, self.cfg, self.b_u, self.t_off)
+        return self._levels[level]
+
+    def objective(self, kappas, idx, level):
+        """(n, 3) array of τ, τ', τ'' at kappas[i] for points idx[i]."""
+        r = self.rules(level)
+        return self.k.objective_grid(
+            np.ascontiguousarray(kappas, dtype=float),
+            self.prob.a[idx],
+            self.offs[idx],
+            self.prob.fit_constant,
+            self.b_idx[idx],
+            r.x,
+            r.w,
+            r.t,
+            r.mode,
+            r.z,
+            r.wz,
+            self.kinks,
+            self.a_idx[idx],
+            self.cfg.half_width,
+            1.0,
+            r.glx,
+            r.glw,
+        )
+
+    def minimise(self, idx, level, kscan):
+        r = self.rules(level)
+        s = self.scan_rules
+        return self.k.minimise_grid(
+            self.prob.a[idx],
+            self.offs[idx],
+            self.prob.fit_constant,
+            self.b_idx[idx],
+            kscan,
+            s.x,
+            s.w,
+            s.t,
+            s.z,
+            s.wz,
+            s.glx,
+            s.glw,
+            r.x,
+            r.w,
+            r.t,
+            r.mode,
+            r.z,
+            r.wz,
+            self.kinks,
+            self.a_idx[idx],
+            self.cfg.half_width,
+            1.0,
+            r.glx,
+            r.glw,
+            self.cfg.xtol,
+            self.cfg.max_iter,
+        )
+
+    # limits κ → ±∞ -------------------------------------------------------------------------
+    def limit_values(self):
+        """τ(+∞), τ(−∞) and their errors per point (inf when the student has no finite limits)."""
+        lo, hi = activation_limits(self.prob.student)
+        n = self.prob.a.size
+        out = np.full((n, 2), np.inf)
+        err = np.zeros((n, 2))
+        if lo is None or hi is None:
+            return out, err
+        cache = {}
+        for p in range(n):
+            ai, bi = self.a_idx[p], self.b_idx[p]
+            if (ai, bi) not in cache:
+                b = self.b_u[bi]
+                off_s = self.s_off[ai]
+                tk = [k / b for k in self.prob.teacher.kinks] + [0.0]
+                vals = []
+                for sgn in (1.0, -1.0):
+                    # κ → sgn·∞: E_ξ2 σ(a(κξ1 + ξ2)) → σ(+∞) where sgn·ξ1 > 0, σ(−∞) where < 0
+                    def resid(x, sgn=sgn, b=b, off_s=off_s, bi=bi):
+                        step = np.where(sgn * x > 0, hi, lo) - off_s
+                        return self.prob.teacher.numpy(b * x) - self.t_off[bi] - step
+
+                    v, e = expect(lambda x, f=resid: f(x) ** 2, tk)
+                    if self.prob.fit_constant:
+                        m, em = expect(resid, tk)
+                        v, e = v - m * m, e + 2 * abs(m) * em
+                    vals.append((max(v, 0.0), e))
+                cache[(ai, bi)] = vals
+            (vp, ep), (vm, em) = cache[(ai, bi)]
+            out[p] = (vp, vm)
+            err[p] = (ep, em)
+        return out, err
+
+
+def _solve_compiled(prob: _Problem, cfg: TauStarConfig, on_failure: str) -> TauStarGrid:
+    c = _Compiled(prob, cfg)
+    n = prob.a.size
+    kappa = np.zeros(n)
+    tau = np.zeros(n)
+    d1 = np.zeros(n)
+    d2 = np.zeros(n)
+    its = np.zeros(n, dtype=np.int64)
+    err = np.zeros(n)
+    kerr = np.zeros(n)
+    level = np.zeros(n, dtype=np.int64)
+    status = np.empty(n, dtype=object)
+    messages: dict[int, str] = {}
+    todo = np.arange(n)
+    kmax = cfg.kappa_max
+    scan_limit_reached = np.zeros(n, dtype=bool)
+    lev = 0
+    edge_pts: list[int] = []
+    while todo.size:
+        kscan = _scan_grid(cfg.kappa_min, kmax, cfg.scan_per_decade)
+        res, info = c.minimise(todo, lev, kscan)
+        ref = c.objective(res[:, 0], todo, lev + 1)
+        retry, edge = [], []
+        for j, p in enumerate(todo):
+            st, it, _best = info[j]
+            k, v, g, h = res[j]
+            if st == _kernels.EDGE:
+                if kmax < cfg.kappa_max_limit:
+                    edge.append(p)
+                else:
+                    scan_limit_reached[p] = True
+                    kappa[p], tau[p] = k, v
+                    status[p] = "edge"
+                    edge_pts.append(p)
+                continue
+            rv, rg, rh = ref[j]
+            e = abs(v - rv)
+            ke = abs(rg / rh) if rh > 0 else math.inf
+            ok_num = st == _kernels.CONVERGED and math.isfinite(v) and rh > 0
+            ok_acc = e <= cfg.atol + cfg.rtol * abs(v) and ke <= cfg.kappa_rtol * (1.0 + abs(k))
+            if ok_num and ok_acc:
+                kappa[p], tau[p], d1[p], d2[p], its[p], err[p], kerr[p], level[p] = k, v, g, h, it, e, ke, lev
+                status[p] = "zero" if abs(k) <= cfg.zero_tol else "interior"
+                if status[p] == "zero":
+                    kappa[p] = 0.0
+            elif lev < cfg.max_level and st != _kernels.NONFINITE:
+                retry.append(p)
+            else:
+                kappa[p], tau[p], d1[p], d2[p], its[p], err[p], kerr[p], level[p] = k, v, g, h, it, e, ke, lev
+                status[p] = "failed"
+                why = {
+                    _kernels.MAX_ITER: "maximum iterations reached",
+                    _kernels.NONFINITE: "non-finite objective",
+                    _kernels.NO_STATIONARY: "no stationary point in the scanned bracket",
+                }.get(int(st), f"quadrature error {e:.2e} / κ change {ke:.2e} above tolerance at level {lev}")
+                messages[int(p)] = why
+        if edge:
+            # best scanned point at the end of the range: enlarge the range, same level
+            kmax = min(kmax * 100.0, cfg.kappa_max_limit)
+            todo = np.array(edge, dtype=np.int64)
+            if retry:
+                # points needing a finer rule are redone after the edge points (same loop)
+                todo = np.concatenate([todo, np.array(retry, dtype=np.int64)])
+            continue
+        todo = np.array(retry, dtype=np.int64)
+        if todo.size:
+            lev += 1
+            kmax = cfg.kappa_max
+
+    # the infimum may be a limit κ → ±∞ (student with finite limits at ±∞)
+    lim, lim_err = c.limit_values()
+    for p in range(n):
+        best_lim = int(np.argmin(lim[p]))
+        lv = lim[p, best_lim]
+        if status[p] == "failed":
+            continue
+        tol = cfg.atol + cfg.rtol * abs(lv) + lim_err[p, best_lim] + err[p]
+        if status[p] == "edge":
+            if math.isfinite(lv) and lv <= tau[p] + max(tol, 1e-3 * abs(tau[p])):
+                pass  # the scan decreased to the end of the range, towards the exact limit
+            else:
+                status[p] = "failed"
+                messages[int(p)] = (
+                    f"the best scanned value is at |κ| = {cfg.kappa_max_limit:g} and the student has no finite"
+                    " limit there to compare with"
+                )
+                continue
+        elif not (math.isfinite(lv) and lv < tau[p] - tol):
+            continue
+        # infimum at infinity
+        sign = 1.0 if best_lim == 0 else -1.0
+        msg = f"no finite minimiser: τ(κ) → {lv:.6g} as κ → {'+' if sign > 0 else '-'}∞"
+        if status[p] in ("interior", "zero"):
+            msg += f" (below the finite local minimum {tau[p]:.6g} at κ = {kappa[p]:.6g})"
+        kappa[p], tau[p], d1[p], d2[p] = sign * math.inf, lv, 0.0, 0.0
+        err[p], kerr[p] = lim_err[p, best_lim], math.inf
+        status[p] = "to_plus_infinity" if sign > 0 else "to_minus_infinity"
+        messages[int(p)] = msg
+
+    tau = np.maximum(tau, 0.0)  # τ ≥ 0; rounding can give −1e-33 for an exact zero
+    grid = TauStarGrid(
+        tau_star=tau.reshape(prob.shape),
+        kappa_star=kappa.reshape(prob.shape),
+        status=status.reshape(prob.shape),
+        iterations=its.reshape(prob.shape),
+        error=err.reshape(prob.shape),
+        kappa_error=kerr.reshape(prob.shape),
+        derivative=d1.reshape(prob.shape),
+        curvature=d2.reshape(prob.shape),
+        level=level.reshape(prob.shape),
+        student_scale=prob.a.reshape(prob.shape),
+        teacher_scale=prob.b.reshape(prob.shape),
+        student=_display(prob.student),
+        teacher=_display(prob.teacher),
+        centered=prob.center,
+        fit_constant=prob.fit_constant,
+        rule=_rule_name(c.kinds, cfg, 0),
+        messages=messages,
+    )
+    failed = [int(p) for p in range(n) if status[p] == "failed"]
+    if failed and on_failure == "raise":
+        first = failed[0]
+        raise ConvergenceError(
+            f"τ* did not converge at {len(failed)} of {n} point(s); first: student_scale={prob.a[first]:g}, "
+            f"teacher_scale={prob.b[first]:g}: {messages.get(first, '')}",
+            grid,
+        )
+    return grid
+
+
+# ---------------------------------------------------------------------------------------------
+# degeneracy: κᵢ ∝ μ1 μ1*
+# ---------------------------------------------------------------------------------------------
+def _first_hermite(act: Activation, scale: float) -> float:
+    return _gauss_mean(act, scale, weight=lambda z: z)[0]
+
+
+def _degeneracy_message(prob: _Problem, a: float, b: float) -> str:
+    mu1 = _first_hermite(prob.student, a)
+    mu1s = _first_hermite(prob.teacher, b)
+    if abs(mu1 * mu1s) <= 1e-12:
+        which = "μ1* = 0 (teacher)" if abs(mu1s) <= 1e-12 else "μ1 = 0 (student)"
+        return (
+            f"{which}: κᵢ = c μ1 μ1* √N aᵢ = 0, one large step does not move the neurons along β*; τ* is the"
+            " infimum over κ but no κ ≠ 0 is reached by training"
+        )
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# closed forms
+# ---------------------------------------------------------------------------------------------
+def _closed_form(prob: _Problem, a: float, b: float) -> TauStarResult | None:
+    s, t = prob.student.builtin, prob.teacher.builtin
+    common = dict(
+        iterations=0,
+        method="closed-form",
+        rule="closed-form",
+        student=_display(prob.student),
+        teacher=_display(prob.teacher),
+        student_scale=a,
+        teacher_scale=b,
+        centered=prob.center,
+        fit_constant=prob.fit_constant,
+    )
+    if s == "erf" and t == "erf":
+        # E_z erf(a(m + z)) = erf(a m / sqrt(1 + 2a²)): matches erf(b ξ1) iff aκ/√(1+2a²) = b
+        kappa = b * math.sqrt(1.0 + 2.0 * a * a) / a
+        if a == 1.0 and b == 1.0:
+            kappa = math.sqrt(3.0)
+        curv = 2.0 * _erf_curvature(a, b, kappa)
+        return TauStarResult(
+            tau_star=0.0,
+            kappa_star=kappa,
+            status="interior",
+            attained=True,
+            error=0.0,
+            kappa_error=0.0,
+            derivative=0.0,
+            curvature=curv,
+            message="E_ξ2 erf(a(κξ1 + ξ2)) = erf(aκξ1/√(1+2a²)) reproduces the teacher exactly",
+            **common,
+        )
+    if s == "linear":
+        # σ(ax) = a x: G(m) = a m (centring changes nothing), τ(κ) = E(t − aκξ1)²
+        kinks_b = tuple(k / b for k in prob.teacher.kinks)
+        mean_raw, e0 = _gauss_mean(prob.teacher, b)
+        t_off = mean_raw if prob.center else 0.0
+        m1, e1 = _gauss_mean(prob.teacher, b, weight=lambda z: z)
+        second, e2 = expect(lambda z: (prob.teacher.numpy(b * z) - t_off) ** 2, kinks_b)
+        mean = mean_raw - t_off
+        tau = second - m1 * m1 - (mean * mean if prob.fit_constant else 0.0)
+        kappa = m1 / a
+        zero = abs(kappa) <= 1e-12
+        return TauStarResult(
+            tau_star=max(tau, 0.0),
+            kappa_star=0.0 if zero else kappa,
+            status="zero" if zero else "interior",
+            attained=True,
+            error=e0 + e1 + e2,
+            kappa_error=e1 / a,
+            derivative=0.0,
+            curvature=2.0 * a * a,
+            message="linear student: κ* = μ1*/a, τ* = E σ*² − μ1*² (constants by quadrature)",
+            **common,
+        )
+    return None
+
+
+def _erf_curvature(a: float, b: float, kappa: float) -> float:
+    """E[ξ1² G'(κξ1)²] for σ = erf(a·) at the exact fit (τ'' = 2 × this)."""
+    s = a / math.sqrt(1.0 + 2.0 * a * a)
+    x, w = hermite_rule(80)
+    gp = 2.0 / math.sqrt(math.pi) * s * np.exp(-((s * kappa * x) ** 2))
+    return float(np.dot(w, x * x * gp * gp))
+
+
+# ---------------------------------------------------------------------------------------------
+# the mpmath path
+# ---------------------------------------------------------------------------------------------
+def _solve_mp(prob: _Problem, a: float, b: float, dps: int, start: TauStarResult) -> TauStarResult:
+    s_mp = prob.student._raw_module().f_mp
+    t_mp = prob.teacher._raw_module().f_mp
+    s_kinks = list(prob.student.kinks)
+    t_kinks = [k / b for k in prob.teacher.kinks]
+    with mpmath.workdps(dps + 10):
+        A = mpmath.mpf(a)
+        B = mpmath.mpf(b)
+        off_s = expect_mp(lambda z: s_mp(A * z), [k / a for k in s_kinks], dps=dps) if prob.center else 0
+        off_t = expect_mp(lambda z: t_mp(B * z), t_kinks, dps=dps) if prob.center else 0
+
+        def G(m):
+            return expect_mp(lambda z: s_mp(A * (m + z)), [k / a - m for k in s_kinks], dps=dps) - off_s
+
+        def G1(m):
+            return expect_mp(lambda z: z * s_mp(A * (m + z)), [k / a - m for k in s_kinks], dps=dps)
+
+        def T(x):
+            return t_mp(B * x) - off_t
+
+        def tau_of(kappa):
+            v = expect_mp(lambda x: (T(x) - G(kappa * x)) ** 2, t_kinks, dps=dps)
+            if prob.fit_constant:
+                m = expect_mp(lambda x: T(x) - G(kappa * x), t_kinks, dps=dps)
+                v -= m * m
+            return v
+
+        def dtau(kappa):
+            s1 = expect_mp(lambda x: (T(x) - G(kappa * x)) * x * G1(kappa * x), t_kinks, dps=dps)
+            if prob.fit_constant:
+                r = expect_mp(lambda x: T(x) - G(kappa * x), t_kinks, dps=dps)
+                p = expect_mp(lambda x: x * G1(kappa * x), t_kinks, dps=dps)
+                return -2 * (s1 - r * p)
+            return -2 * s1
+
+        if start.status == "interior":
+            k0 = mpmath.mpf(start.kappa_star)
+            h = max(abs(k0), 1) * mpmath.mpf(10) ** (-6)
+            tol = mpmath.mpf(10) ** (-dps)
+            kappa = mpmath.findroot(dtau, (k0 - h, k0 + h), solver="secant", tol=tol**2, maxsteps=50)
+            # findroot's own convergence test: check the residual explicitly
+            res = dtau(kappa)
+            d2 = (dtau(kappa + h) - dtau(kappa - h)) / (2 * h)
+            value = tau_of(kappa)
+            return replace(
+                start,
+                tau_star=float(value),
+                kappa_star=float(kappa),
+                derivative=float(res),
+                curvature=float(d2),
+                error=float(abs(res) * abs(res / d2) + mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
+                kappa_error=float(abs(res / d2)),
+                method="mpmath",
+                rule=f"tanh-sinh-{dps}",
+                iterations=0,
+                message=start.message,
+            )
+        if start.status == "zero":
+            value = tau_of(mpmath.mpf(0))
+            return replace(
+                start,
+                tau_star=float(value),
+                derivative=float(dtau(mpmath.mpf(0))),
+                error=float(mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
+                method="mpmath",
+                rule=f"tanh-sinh-{dps}",
+            )
+        # κ → ±∞: the exact limit
+        lo, hi = activation_limits(prob.student)
+        sgn = 1 if start.status == "to_plus_infinity" else -1
+        L_hi = mpmath.mpf(hi) - off_s
+        L_lo = mpmath.mpf(lo) - off_s
+
+        def resid(x):
+            return T(x) - (L_hi if sgn * x > 0 else L_lo)
+
+        kk = sorted(set(t_kinks) | {0.0})
+        value = expect_mp(lambda x: resid(x) ** 2, kk, dps=dps)
+        if prob.fit_constant:
+            m = expect_mp(resid, kk, dps=dps)
+            value -= m * m
+        return replace(
+            start,
+            tau_star=float(value),
+            error=float(mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
+            method="mpmath",
+            rule=f"tanh-sinh-{dps}",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# public functions
+# ---------------------------------------------------------------------------------------------
+def tau_star_grid(
+    student,
+    teacher,
+    *,
+    student_scale=1.0,
+    teacher_scale=1.0,
+    center: bool = True,
+    fit_constant: bool = False,
+    config: TauStarConfig | None = None,
+    on_failure: str = "raise",
+) -> TauStarGrid:
+    r"""τ* by the compiled path over a grid of input scales (σ(a x), σ*(b x)).
+
+    ``student_scale`` and ``teacher_scale`` are broadcast against each other (e.g. a column and
+    a row give a Cartesian grid). One generated, cached kernel per student does all points.
+    ``on_failure="return"`` keeps failed points (status ``"failed"``, with a message) instead of
+    raising :class:`~asymptotics.errors.ConvergenceError`.
+
+    >>> g = tau_star_grid("tanh", "tanh", student_scale=[[1.0], [2.0]], teacher_scale=[1.0, 2.0])
+    >>> g.shape, [str(s) for s in g.status.ravel()]
+    ((2, 2), ['interior', 'interior', 'interior', 'interior'])
+    """
+    cfg = TauStarConfig() if config is None else config
+    if not isinstance(cfg, TauStarConfig):
+        raise ParameterError("config", cfg, "a TauStarConfig")
+    if on_failure not in ("raise", "return"):
+        raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
+    prob = _make_problem(student, teacher, center, fit_constant, student_scale, teacher_scale)
+    grid = _solve_compiled(prob, cfg, on_failure)
+    # degeneracy notes (μ1 μ1* = 0): cheap, per unique pair
+    seen = {}
+    for p in range(prob.a.size):
+        key = (prob.a[p], prob.b[p])
+        if key not in seen:
+            seen[key] = _degeneracy_message(prob, *key)
+        if seen[key]:
+            grid.messages[p] = (grid.messages.get(p, "") + "; " if grid.messages.get(p) else "") + seen[key]
+    if any(seen.values()):
+        warnings.warn(next(m for m in seen.values() if m), DegenerateWarning, stacklevel=2)
+    return grid
+
+
+def tau_star(
+    student,
+    teacher,
+    *,
+    student_scale: float = 1.0,
+    teacher_scale: float = 1.0,
+    center: bool = True,
+    fit_constant: bool = False,
+    method: str = "auto",
+    dps: int = 30,
+    config: TauStarConfig | None = None,
+) -> TauStarResult:
+    r"""τ* = inf_κ E_ξ1[(σ*(ξ1) − E_ξ2 σ(κξ1 + ξ2))²] and κ* for one pair (σ, σ*).
+
+    Args:
+        student: σ — a built-in name, an expression in ``x`` or an :class:`Activation`.
+        teacher: σ* — likewise.
+        student_scale, teacher_scale: input scales a, b > 0: σ(a x), σ*(b x).
+        center: centre σ and σ* by their Gaussian means (Ba et al.'s assumption; default).
+        fit_constant: let the oracle add the best constant (τ* = inf_κ Var(σ* − E_ξ2σ)).
+        method: ``"auto"`` (closed form if any, else compiled), ``"closed"``, ``"compiled"`` or
+            ``"mpmath"`` (high precision at ``dps`` digits, started from the compiled answer).
+        dps: decimal digits of the mpmath path.
+        config: :class:`TauStarConfig` of the compiled path.
+
+    Returns:
+        :class:`TauStarResult`. Raises :class:`~asymptotics.errors.ConvergenceError` when the
+        compiled path cannot meet its tolerance, :class:`~asymptotics.errors.ParameterError` on
+        bad input, :class:`~asymptotics.errors.ExpressionError` for ``method="closed"`` without a
+        closed form.
+    """
+    if method not in _METHODS:
+        raise ParameterError("method", method, f"one of {', '.join(_METHODS)}")
+    dps = check_int("dps", dps, 10)
+    if dps > 200:
+        raise ParameterError("dps", dps, "an integer in [10, 200]")
+    a = check_positive("student_scale", student_scale)
+    b = check_positive("teacher_scale", teacher_scale)
+    prob = _make_problem(student, teacher, center, fit_constant, a, b)
+    if method in ("auto", "closed"):
+        res = _closed_form(prob, a, b)
+        if res is not None:
+            return res
+        if method == "closed":
+            raise ExpressionError(
+                f"no closed form for τ* with student {prob.student.name!r} and teacher {prob.teacher.name!r}"
+                " (closed forms: erf/erf, linear student)"
+            )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        grid = tau_star_grid(
+            prob.student,
+            prob.teacher,
+            student_scale=a,
+            teacher_scale=b,
+            center=prob.center,
+            fit_constant=prob.fit_constant,
+            config=config,
+        )
+    res = grid.result(())
+    deg = _degeneracy_message(prob, a, b)
+    if deg:
+        warnings.warn(deg, DegenerateWarning, stacklevel=2)
+    if method == "mpmath":
+        res = _solve_mp(prob, a, b, dps, res)
+    return res
+
+
+def tau_objective(
+    kappa,
+    student,
+    teacher,
+    *,
+    student_scale: float = 1.0,
+    teacher_scale: float = 1.0,
+    center: bool = True,
+    fit_constant: bool = False,
+    config: TauStarConfig | None = None,
+    level: int = 1,
+) -> TauObjective:
+    r"""τ(κ), τ'(κ), τ''(κ) on an array of κ, with an error estimate (difference from the rule of
+    the next level). Same conventions as :func:`tau_star`.
+
+    >>> v = tau_objective([0.0, 1.6], "tanh", "tanh")
+    >>> f"{v.value[0]:.6f}", f"{v.value[1]:.3e}"          # τ(0) = E tanh² = 1 − μ1
+    ('0.394294', '1.006e-04')
+    """
+    cfg = TauStarConfig() if config is None else config
+    level = check_int("level", level, 0)
+    k = np.asarray(kappa, dtype=float)
+    if not np.all(np.isfinite(k)):
+        raise ParameterError("kappa", kappa, "finite real numbers")
+    prob = _make_problem(student, teacher, center, fit_constant, student_scale, teacher_scale)
+    c = _Compiled(prob, cfg)
+    flat = k.ravel()
+    idx = np.zeros(flat.size, dtype=np.int64)
+    v = c.objective(flat, idx, level)
+    v2 = c.objective(flat, idx, level + 1)
+    err = np.abs(v[:, 0] - v2[:, 0])
+    return TauObjective(
+        v2[:, 0].reshape(k.shape), v2[:, 1].reshape(k.shape), v2[:, 2].reshape(k.shape), err.reshape(k.shape)
+    )
+
+
+def tau_limits(student, teacher, *, student_scale=1.0, teacher_scale=1.0, center=True, fit_constant=False):
+    """(τ(+∞), τ(−∞)) — the limits of τ(κ) as κ → ±∞ (``inf`` when the student has no finite
+    limits σ(±∞), in which case τ(κ) → ∞)."""
+    prob = _make_problem(student, teacher, center, fit_constant, student_scale, teacher_scale)
+    c = _Compiled(prob, TauStarConfig())
+    vals, _ = c.limit_values()
+    return float(vals[0, 0]), float(vals[0, 1])

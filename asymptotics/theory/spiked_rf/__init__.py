@@ -1,0 +1,53 @@
+r"""Spiked random features after one large gradient step (Cui, Pesce, Dandi, Krzakala, Lu,
+Zdeborová, Loureiro 2024): exact asymptotic test and training errors of the ridge readout.
+
+Modules (one concept each; ``30-spiked-rf.md`` sections in brackets):
+
+- :mod:`.mapping` — (η̃, α0, σ, σ*) → (c, r, γ), readout types [§2, §7];
+- :mod:`.cget` — conditional Gaussian-equivalence coefficients μ0, μ1, μ2 and target functions
+  h, h̃1, h̃2 as fixed Gaussian quadratures with error estimates [§3];
+- :mod:`.channel` — the output channel: κ-functions, conjugates, mean directions, errors [§4];
+- :mod:`.prior_mp` — prior traces in closed form over Marchenko–Pastur, or over a finite spectrum [§5];
+- :mod:`.readout_types` — K readout types: block Marchenko–Pastur prior [§7];
+- :mod:`.fixed_point` — the fixed point, continuation along α, the solution object [§4];
+- :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6].
+"""
+
+from .cget import CGETCoefficients, KappaRule, TargetFunctions, cget_coefficients, kappa_rule, target_functions
+from .channel import ChannelModel, channel_model
+from .fixed_point import (
+    SpikedRFSolution,
+    one_step_spiked_rf,
+    solve_spiked_rf,
+    spiked_rf,
+    spiked_rf_curve,
+)
+from .mapping import ReadoutTypes, SpikedRFParameters, cui_to_srf, readout_types, srf_parameters
+from .prior_mp import PriorTraces, Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments, sample_spectrum
+
+__all__ = [
+    "CGETCoefficients",
+    "TargetFunctions",
+    "KappaRule",
+    "kappa_rule",
+    "cget_coefficients",
+    "target_functions",
+    "ChannelModel",
+    "channel_model",
+    "SpikedRFSolution",
+    "solve_spiked_rf",
+    "spiked_rf_curve",
+    "spiked_rf",
+    "one_step_spiked_rf",
+    "ReadoutTypes",
+    "SpikedRFParameters",
+    "cui_to_srf",
+    "readout_types",
+    "srf_parameters",
+    "PriorTraces",
+    "Spectrum",
+    "mp_prior_traces",
+    "finite_prior_traces",
+    "mp_resolvent_moments",
+    "sample_spectrum",
+]

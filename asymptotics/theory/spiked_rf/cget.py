@@ -1,0 +1,257 @@
+r"""Conditional Gaussian equivalence (cGET) of the spiked random features, and the target functions.
+
+Conditionally on the spike projection κ = vᵀx ~ N(0, 1), the features of a neuron with spike
+s = r·u and bulk variance c, σ(s κ + √c w̃ᵀx), are replaced by μ0(κ) + μ1(κ) √c w̃ᵀx + μ2(κ) ξ with
+(``30-spiked-rf.md`` §3; z ~ N(0, 1))
+
+    μ0(κ) = E σ(sκ + √c z),
+    μ1(κ) = (1/√c) E[z σ(sκ + √c z)],
+    μ2(κ)² = E σ(sκ + √c z)² − μ0(κ)² − c μ1(κ)²    (≥ 0; rounding below 0 is clipped).
+
+Target given κ (y = σ*(γκ + ρ s), s ⟂ κ standard, ρ = √(1 − γ²)):
+
+    h(κ) = E_s σ*(γκ + ρs),  h̃1(κ) = E_s[s σ*(γκ + ρs)],  h̃2(κ) = E_s σ*(γκ + ρs)².
+
+Every expectation is a *fixed* quadrature rule (no adaptive quadrature): composite Gauss–Legendre
+with the Gaussian density folded into the weights (:func:`asymptotics.gaussian.composite_rule`),
+split at the kinks (mapped to the z-variable row by row) for piecewise-smooth functions.
+Gauss–Hermite is available (``kind="hermite"``) but converges only like exp(−a√n) for functions
+with complex singularities at distance a from the real axis — tanh has poles at ±iπ/2, and μ(κ) is
+analytic only in a strip of width ≈ π/(2r) — so it is not the default. Each evaluation is repeated
+with twice the degree; the difference is the reported error estimate, and the degree is doubled
+until it is below ``tol``. All functions are vectorised over κ
+and over types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
+continuous-type theory of ``35-large-step-gaussian-readout.md`` alike.
+
+>>> import numpy as np
+>>> from asymptotics.theory.spiked_rf.cget import cget_coefficients
+>>> co = cget_coefficients("tanh", spike=0.0, bulk=1.0, kappa=np.array([0.0, 1.0]))
+>>> np.round(co.mu1, 12)                                  # r = 0, c = 1: μ1 = E tanh' = 0.6057…
+array([[0.605705509602, 0.605705509602]])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import DegenerateWarning, ParameterError
+from ...gaussian import composite_rule, hermite_rule
+from .mapping import as_activation
+
+__all__ = [
+    "CGETCoefficients",
+    "TargetFunctions",
+    "KappaRule",
+    "kappa_rule",
+    "shifted_gaussian_moments",
+    "cget_coefficients",
+    "target_functions",
+]
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: half-width of the composite rules (Gaussian tail mass beyond 12 is < 4e-33)
+_HALF_WIDTH = 12.0
+
+
+@dataclass(frozen=True)
+class KappaRule:
+    """A fixed quadrature rule for E_κ f(κ), κ ~ N(0, 1): ``Σ weights·f(nodes)``.
+
+    Attributes:
+        nodes, weights: the rule (weights sum to 1).
+        kind: ``"hermite"`` or ``"composite"`` (Gauss–Legendre panels split at ``kinks``).
+        degree: Hermite degree, or Legendre order per panel.
+        kinks: split points of a composite rule.
+    """
+
+    nodes: np.ndarray
+    weights: np.ndarray
+    kind: str
+    degree: int
+    kinks: tuple[float, ...] = ()
+
+    def expect(self, values) -> np.ndarray:
+        """E_κ of ``values`` (last axis over the nodes)."""
+        return np.asarray(values) @ self.weights
+
+    def refined(self) -> KappaRule:
+        """The same kind of rule with twice the degree (for error estimates)."""
+        return kappa_rule(self.kind, 2 * self.degree, self.kinks)
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "degree": self.degree, "nodes": int(self.nodes.size), "kinks": list(self.kinks)}
+
+
+def kappa_rule(kind: str = "hermite", degree: int = 64, kinks=()) -> KappaRule:
+    """A :class:`KappaRule`: Gauss–Hermite of ``degree`` nodes, or a composite Gauss–Legendre rule
+    with ``degree`` nodes per unit panel on [−12, 12], split at ``kinks``."""
+    if kind == "hermite":
+        x, w = hermite_rule(int(degree))
+        return KappaRule(x, w, "hermite", int(degree), ())
+    if kind == "composite":
+        ks = tuple(sorted(float(k) for k in kinks if math.isfinite(k)))
+        x, w = composite_rule(ks, int(degree), _HALF_WIDTH, 1.0)
+        return KappaRule(x, w, "composite", int(degree), ks)
+    raise ParameterError("kind", kind, "'hermite' or 'composite'")
+
+
+def _kink_split_rule(shift: np.ndarray, scale: float, kinks: tuple[float, ...], order: int):
+    """Row-wise composite Gauss–Legendre rule for E_z g(shift + scale·z), split where
+    shift + scale·z hits a kink. Returns nodes and weights of shape (rows, m)."""
+    base = np.arange(-_HALF_WIDTH, _HALF_WIDTH + 1e-12, 1.0)
+    rows = shift.shape[0]
+    kz = (np.asarray(kinks, dtype=float)[None, :] - shift[:, None]) / scale
+    kz = np.clip(kz, -_HALF_WIDTH, _HALF_WIDTH)
+    edges = np.sort(np.concatenate([np.broadcast_to(base, (rows, base.size)), kz], axis=1), axis=1)
+    a, b = edges[:, :-1, None], edges[:, 1:, None]
+    t, wt = np.polynomial.legendre.leggauss(int(order))
+    z = 0.5 * (b - a) * t + 0.5 * (a + b)
+    w = 0.5 * (b - a) * wt * np.exp(-0.5 * z * z) * _INV_SQRT_2PI
+    return z.reshape(rows, -1), w.reshape(rows, -1)
+
+
+def _moments_once(fn, shift: np.ndarray, scale: float, kinks, degree: int, kind: str):
+    """(E g, E[z g], E g²) of g(z) = fn(shift + scale z) for each shift, one rule."""
+    if scale == 0.0:
+        v = fn(shift)
+        return v, np.zeros_like(v), v * v
+    if kind == "composite" and kinks:
+        z, w = _kink_split_rule(shift, scale, kinks, degree)
+        v = fn(shift[:, None] + scale * z)
+        return (w * v).sum(1), (w * z * v).sum(1), (w * v * v).sum(1)
+    if kind == "composite":
+        z, w = composite_rule((), int(degree), _HALF_WIDTH, 1.0)
+    else:
+        z, w = hermite_rule(int(degree))
+    v = fn(shift[:, None] + scale * z[None, :])
+    return v @ w, v @ (w * z), (v * v) @ w
+
+
+def shifted_gaussian_moments(fn, shift, scale: float, kinks=(), *, tol: float = 1e-12, degree: int | None = None,
+                             kind: str = "composite", max_degree: int | None = None):
+    r"""E g, E[z g] and E g² for g(z) = fn(shift + scale·z), z ~ N(0, 1), for each ``shift``.
+
+    ``fn`` is numpy-vectorised. Default rule: composite Gauss–Legendre on [−12, 12] with unit
+    panels, split row by row where shift + scale·z crosses a kink, ``degree`` (default 8) nodes
+    per panel, doubled until two successive degrees agree to ``tol`` (cap 64). ``kind="hermite"``:
+    Gauss–Hermite from 48 nodes (cap 256) — exact for polynomials, but slow for functions with
+    complex singularities near the real axis (tanh: error ≈ exp(−(π/2)√(2n)/scale)), hence not the
+    default. Returns ``(m0, m1, m2, error)``, error = difference between the last two degrees.
+    """
+    shift = np.atleast_1d(np.asarray(shift, dtype=float))
+    scale = float(scale)
+    kinks = tuple(kinks)
+    if kind not in ("composite", "hermite"):
+        raise ParameterError("kind", kind, "'composite' or 'hermite'")
+    if kind == "composite":
+        deg, cap = (degree or 8), (max_degree or 64)
+    else:
+        deg, cap = (degree or 48), (max_degree or 256)
+    prev = _moments_once(fn, shift, scale, kinks, deg, kind)
+    if scale == 0.0:
+        return (*prev, 0.0)
+    err = math.inf
+    while True:
+        nxt = _moments_once(fn, shift, scale, kinks, 2 * deg, kind)
+        err = max(float(np.max(np.abs(a - b))) for a, b in zip(prev, nxt, strict=True))
+        if err <= tol or 2 * deg >= cap:
+            # keep the coarser rule when it already agrees (err is then its error estimate)
+            prev = prev if err <= tol else nxt
+            break
+        prev, deg = nxt, 2 * deg
+    return (*prev, err)
+
+
+@dataclass(frozen=True)
+class CGETCoefficients:
+    r"""cGET coefficients on κ nodes, one row per neuron type.
+
+    Attributes:
+        kappa: the κ nodes (n,).
+        mu0, mu1, mu2_sq: arrays (K, n): μ0(κ), μ1(κ), μ2(κ)² of each type.
+        spikes, bulk: the spike s_k = r u_k and bulk variance c_k of each type.
+        error: estimated absolute quadrature error of the inner (z) expectations.
+    """
+
+    kappa: np.ndarray
+    mu0: np.ndarray
+    mu1: np.ndarray
+    mu2_sq: np.ndarray
+    spikes: tuple[float, ...]
+    bulk: tuple[float, ...]
+    error: float
+
+
+def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree: int | None = None) -> CGETCoefficients:
+    r"""μ0(κ), μ1(κ), μ2(κ)² of σ(sκ + √c z) for each type (s, c) at the nodes ``kappa``.
+
+    ``spike`` and ``bulk`` are numbers or equal-length sequences (one per type); the result has
+    one row per type.
+    """
+    act = as_activation(student, "student")
+    s = np.atleast_1d(np.asarray(spike, dtype=float))
+    c = np.atleast_1d(np.asarray(bulk, dtype=float))
+    if c.size == 1 and s.size > 1:
+        c = np.full(s.size, c[0])
+    if s.size == 1 and c.size > 1:
+        s = np.full(c.size, s[0])
+    if s.size != c.size:
+        raise ParameterError("bulk", bulk, f"one bulk variance per spike ({s.size})")
+    if np.any(~np.isfinite(c)) or np.any(c <= 0):
+        raise ParameterError("c", bulk, "> 0 (bulk variance)")
+    if np.any(~np.isfinite(s)):
+        raise ParameterError("r", spike, "a finite real number")
+    k = np.atleast_1d(np.asarray(kappa, dtype=float))
+    mu0 = np.empty((s.size, k.size))
+    mu1 = np.empty_like(mu0)
+    mu2 = np.empty_like(mu0)
+    err = 0.0
+    for i, (si, ci) in enumerate(zip(s, c, strict=True)):
+        sc = math.sqrt(ci)
+        m0, m1, m2, e = shifted_gaussian_moments(act.numpy, si * k, sc, act.kinks, tol=tol, degree=degree)
+        mu0[i] = m0
+        mu1[i] = m1 / sc
+        # E σ² − μ0² − c μ1² = m2 − m0² − m1²; rounding can make it slightly negative
+        mu2[i] = np.maximum(m2 - m0 * m0 - m1 * m1, 0.0)
+        err = max(err, e * (1.0 + 2.0 * float(np.max(np.abs(m0)) + np.max(np.abs(m1)))) / min(1.0, sc))
+    return CGETCoefficients(k, mu0, mu1, mu2, tuple(s.tolist()), tuple(c.tolist()), err)
+
+
+@dataclass(frozen=True)
+class TargetFunctions:
+    r"""h(κ), h̃1(κ), h̃2(κ) of the target y = σ*(γκ + ρs) on κ nodes.
+
+    Attributes:
+        kappa: the nodes; h, h1t, h2t: the three functions; gamma, rho: the overlap and √(1 − γ²);
+        error: estimated absolute quadrature error of the inner (s) expectations.
+    """
+
+    kappa: np.ndarray
+    h: np.ndarray
+    h1t: np.ndarray
+    h2t: np.ndarray
+    gamma: float
+    rho: float
+    error: float
+
+
+def target_functions(teacher, gamma: float, kappa, *, tol: float = 1e-11, degree: int | None = None) -> TargetFunctions:
+    r"""h(κ) = E_s σ*(γκ + ρs), h̃1(κ) = E_s[s σ*(γκ + ρs)], h̃2(κ) = E_s σ*(γκ + ρs)²."""
+    act = as_activation(teacher, "teacher")
+    g = float(gamma)
+    if not (math.isfinite(g) and -1.0 <= g <= 1.0):
+        raise ParameterError("gamma", gamma, "in [-1, 1]")
+    rho = math.sqrt(max(0.0, 1.0 - g * g))
+    k = np.atleast_1d(np.asarray(kappa, dtype=float))
+    m0, m1, m2, err = shifted_gaussian_moments(act.numpy, g * k, rho, act.kinks, tol=tol, degree=degree)
+    return TargetFunctions(k, m0, m1, m2, g, rho, err)
+
+
+def _warn_if(err: float, tol: float, what: str) -> None:
+    if err > tol:
+        warnings.warn(f"{what}: estimated quadrature error {err:.2e} above the tolerance {tol:.1e}",
+                      DegenerateWarning, stacklevel=3)

@@ -1,0 +1,490 @@
+r"""The replica-symmetric fixed point of the ridge readout on spiked random features.
+
+``30-spiked-rf.md`` §4 (uniform readout), §5 (Marchenko–Pastur closed form), §7 (K types).
+The equations are solved in a reduced form that is equivalent to the published fixed point:
+
+1. **Responses.** (V1, V2) [(V1, V2, τ) for K types] form a closed system: V(κ) → ŵ(κ) →
+   (V̂1, V̂2) → prior traces → (V1, V2). It is solved with the project's fixed-point solver
+   (Anderson acceleration), continued along α when a curve is asked for.
+2. **Means.** Given V, the zero-cost mean directions m and the spike overlaps t solve a linear
+   system exactly (:func:`~.channel.solve_mean_directions`) — no iteration on t, which is what
+   makes damped iterations slow or unstable; ψ = ψ̂·⟨H/S⟩ is explicit.
+3. **Variances.** Given the above, (q1, q2) [(Q1, Q2)] solve a linear system
+   (I − L𝒜) q = L a + f (L: second-order prior map, 𝒜: the channel's dependence on q);
+   a spectral radius of L𝒜 ≥ 1 means the variance diverges (λ → 0 at the interpolation
+   threshold), which is reported as a :class:`~asymptotics.errors.ConvergenceError`.
+
+Afterwards every equation of the full fixed point is evaluated once at the solution and the
+largest violation is reported as ``residual``; nothing unconverged is returned as a number.
+
+>>> from asymptotics.theory.spiked_rf import one_step_spiked_rf
+>>> s = one_step_spiked_rf(alpha=3.0, alpha0=20.0, beta=1.0, eta_tilde=3.0, lam=0.01,
+...                        student="tanh", teacher="tanh")
+>>> round(s.test_error, 4), s.converged                     # reference grid of §8: .0153
+(0.0153, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import ConvergenceError, ParameterError
+from ...params import check_nonnegative, check_positive
+from ...solvers import Anderson, FixedPoint, Newton, SolverResult, continuation, fixed_point
+from ...solvers.result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES
+from .channel import (
+    ChannelModel,
+    channel_model,
+    conditional_error,
+    generalisation_error,
+    mean_prediction,
+    orthogonal_conjugate,
+    overlap_conjugates,
+    response_conjugates,
+    response_function,
+    solve_mean_directions,
+    spike_conjugate,
+    training_error,
+)
+from .mapping import SpikedRFParameters, cui_to_srf, srf_parameters
+from .prior_mp import Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments
+from .readout_types import block_second_order_map, block_self_energy, block_traces, solve_block_mp
+
+__all__ = [
+    "SpikedRFSolution",
+    "solve_spiked_rf",
+    "spiked_rf_curve",
+    "spiked_rf",
+    "one_step_spiked_rf",
+    "response_map_mp",
+]
+
+#: smallest accepted 1 − (spectral radius of the variance map): closer to 1 the variances (and
+#: the test error) lose more than ~8 digits to the conditioning of their linear system
+MIN_STABILITY_MARGIN = 1e-8
+
+
+@dataclass(frozen=True)
+class SpikedRFSolution:
+    r"""Solution of the sRF fixed point at one (α, β, λ).
+
+    Order parameters are arrays over the K readout types (K = 1: shape (1,) and (1, 1)); use
+    :meth:`as_dict` for plain numbers.
+
+    Attributes:
+        test_error: ε_g = E(y − ŷ)² over a fresh x (label noise excluded).
+        train_error: the training loss (1/n) Σ (y − ŷ)² (label noise included).
+        alpha, beta, lam, noise: α = n/d, β = p/d, the ridge λ (Cui: not rescaled), σ_ε.
+        params: the sRF parameters (c, r, γ, readout types).
+        V1, V2, Q1, Q2: responses and overlaps (Q1 = q1 = aᵀΩa/p, Q2 = q2 = ‖a‖²/p for K = 1).
+        m, t, psi: mean direction 1ᵀa/√p, spike overlap aᵀW̃v/√p, orthogonal overlap aᵀW̃ζ/√p.
+        V1hat, V2hat, Q1hat, q2hat, that, psihat: the conjugates.
+        converged, status, message, iterations: the solver outcome (status 0 = converged).
+        residual: largest violation of the full fixed-point equations at the solution.
+        method: solver used; prior: ``"mp"``, ``"block-mp"`` or ``"finite"``.
+        quadrature_error: estimated error of the κ and inner Gaussian rules.
+        stability_margin: 1 − spectral radius of the linear map of the variances (→ 0 where the
+            error diverges: interpolation threshold at λ → 0); results with a margin below
+            ``MIN_STABILITY_MARGIN`` are refused.
+        start: the reduced (logarithmic) solution, to warm-start a nearby solve.
+    """
+
+    test_error: float
+    train_error: float
+    alpha: float
+    beta: float
+    lam: float
+    noise: float
+    params: SpikedRFParameters
+    V1: np.ndarray
+    V2: np.ndarray
+    Q1: np.ndarray
+    Q2: np.ndarray
+    m: np.ndarray
+    t: np.ndarray
+    psi: np.ndarray
+    V1hat: np.ndarray
+    V2hat: np.ndarray
+    Q1hat: np.ndarray
+    q2hat: np.ndarray
+    that: np.ndarray
+    psihat: np.ndarray
+    converged: bool
+    status: int
+    message: str
+    iterations: int
+    residual: float
+    method: str
+    prior: str
+    quadrature_error: float
+    stability_margin: float
+    start: np.ndarray = field(default=None, repr=False, compare=False)
+
+    @property
+    def K(self) -> int:
+        return int(np.size(self.V2))
+
+    def order_parameters(self) -> dict:
+        """The order parameters, scalars for K = 1 and nested lists otherwise."""
+        names = ("V1", "V2", "Q1", "Q2", "m", "t", "psi", "V1hat", "V2hat", "Q1hat", "q2hat", "that", "psihat")
+        out = {}
+        for n in names:
+            v = np.asarray(getattr(self, n))
+            key = {"Q1": "q1", "Q2": "q2", "Q1hat": "q1hat"}.get(n, n) if self.K == 1 else n
+            out[key] = float(v.ravel()[0]) if self.K == 1 else v.tolist()
+        return out
+
+    def as_dict(self) -> dict:
+        """A flat row: errors, (r, c, γ), order parameters and solver status (errors are None
+        unless converged)."""
+        ok = self.converged
+        row = {
+            "alpha": self.alpha, "beta": self.beta, "lam": self.lam,
+            "test_error": self.test_error if ok else None,
+            "train_error": self.train_error if ok else None,
+            **self.params.as_dict(),
+        }
+        if self.noise:
+            row["noise"] = self.noise
+        row.update({k: (v if ok else None) for k, v in self.order_parameters().items()})
+        row.update(status=self.message, iterations=self.iterations, residual=self.residual,
+                   prior=self.prior, quadrature_error=self.quadrature_error,
+                   stability_margin=self.stability_margin if ok else None)
+        return row
+
+
+# ---- the reduced response maps ----------------------------------------------------------------
+#
+# The responses are positive and span many decades as λ → 0 (V ~ 1/λ in the over-parametrised
+# regime), so the maps act on logarithms: x = (log V1, log V2) for K = 1. For K types,
+# x = (log V2_k, log V1_kk, V1_kl/√(V1_kk V1_ll) for k < l); the self-energy τ is carried by V2
+# through τ = π/V2 − D (one step of the block-MP iteration per outer step).
+
+def response_map_mp(V, model: ChannelModel, ratio: float, lam: float, beta: float):
+    r"""(V1, V2) ↦ (⟨λ/S⟩, ⟨1/S⟩) at the conjugates of (V1, V2): the closed response system for
+    K = 1 with the Marchenko–Pastur prior."""
+    V1, V2 = float(V[0]), float(V[1])
+    mu1sq = model.mu1[0] ** 2
+    inv = model.weights / (1.0 + mu1sq * V1 + model.mu2_sq[0] * V2)
+    V1h = ratio * float(mu1sq @ inv)
+    V2h = ratio * float(model.mu2_sq[0] @ inv)
+    c = model.params.bulk[0]
+    s0 = lam + V2h
+    A0, A1, *_ = mp_resolvent_moments(V1h * c / s0, beta)
+    return np.array([c * float(A1) / s0, float(A0) / s0])
+
+
+def _response_map_finite(V, model, ratio, lam, spectrum):
+    V1, V2 = float(V[0]), float(V[1])
+    mu1sq = model.mu1[0] ** 2
+    inv = model.weights / (1.0 + mu1sq * V1 + model.mu2_sq[0] * V2)
+    V1h = ratio * float(mu1sq @ inv)
+    V2h = ratio * float(model.mu2_sq[0] @ inv)
+    S = lam + V2h + V1h * spectrum.eigenvalues
+    return np.array([float(np.mean(spectrum.eigenvalues / S)), float(np.mean(1.0 / S))])
+
+
+def _log_map(fn):
+    def g(x, *args):
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return np.log(fn(np.exp(x), *args))
+    return g
+
+
+def _block_pack(V1, V2):
+    d = np.diag(V1)
+    iu = np.triu_indices(V1.shape[0], 1)
+    corr = V1[iu] / np.sqrt(d[iu[0]] * d[iu[1]])
+    return np.concatenate([np.log(V2), np.log(d), corr])
+
+
+def _block_unpack(x, K):
+    V2 = np.exp(x[:K])
+    d = np.exp(x[K:2 * K])
+    V1 = np.diag(d)
+    iu = np.triu_indices(K, 1)
+    off = np.clip(x[2 * K:], -1.0, 1.0) * np.sqrt(d[iu[0]] * d[iu[1]])
+    V1[iu] = off
+    V1[(iu[1], iu[0])] = off
+    return V1, V2
+
+
+def _block_step(V1, V2, model, ratio, lam, beta):
+    V = np.maximum(response_function(model.mu1, model.mu2_sq, V1, V2), 0.0)
+    V1h, V2h = response_conjugates(model.rule, model.mu1, model.mu2_sq, ratio / (1.0 + V))
+    D = lam + V2h
+    c = np.asarray(model.params.bulk)
+    pi = np.asarray(model.params.readout.proportions)
+    tau = np.maximum(pi / V2 - D, 0.0)
+    tau_new = block_self_energy(tau, V1h, D, c, pi, beta)
+    V1n, V2n, _ = block_traces(tau_new, V1h, D, c, pi, beta)
+    return V1n, V2n
+
+
+def _response_map_block(x, model, ratio, lam, beta):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        V1, V2 = _block_unpack(x, model.K)
+        V1n, V2n = _block_step(V1, V2, model, ratio, lam, beta)
+        return _block_pack(V1n, V2n)
+
+
+# ---- assembling the full solution -------------------------------------------------------------
+
+def _variance_system(model, what, V, E0, L, f):
+    """Solve (I − L𝒜) y = L a + f for y = (vec Q1, Q2); returns (y, spectral radius)."""
+    K = model.K
+    mu1, mu2 = model.mu1, model.mu2_sq
+    B = np.vstack([(mu1[:, None, :] * mu1[None, :, :]).reshape(K * K, -1), mu2])
+    ww = model.weights * what / (1.0 + V)
+    a = B @ (ww * E0)
+    A = (B * ww) @ B.T
+    LA = L @ A
+    rad = float(np.max(np.abs(np.linalg.eigvals(LA)))) if LA.size else 0.0
+    y = np.linalg.solve(np.eye(LA.shape[0]) - LA, L @ a + f)
+    return y, rad, A, a
+
+
+def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior, method, full_check=True):
+    K = model.K
+    ratio = alpha / beta
+    rule = model.rule
+    c = np.asarray(model.params.bulk)
+    pi = np.asarray(model.params.readout.proportions)
+    x = np.asarray(res.value, dtype=float)
+    if prior == "block-mp":
+        V1, V2 = _block_unpack(x, K)
+    else:
+        V1, V2 = np.array([[math.exp(x[0])]]), np.array([math.exp(x[1])])
+    V = response_function(model.mu1, model.mu2_sq, V1, V2)
+    if np.any(V < 0):
+        raise ConvergenceError("sRF fixed point: negative response V(κ) at the solution", res)
+    what = ratio / (1.0 + V)
+    V1h, V2h = response_conjugates(rule, model.mu1, model.mu2_sq, what)
+    psih = orthogonal_conjugate(rule, model.mu1, what, model.h1t)
+    if prior == "block-mp":
+        state = solve_block_mp(V1h, lam + V2h, c, pi, beta, tau0=np.maximum(pi / V2 - lam - V2h, 0.0))
+        T = beta * c * state.V2
+        psi = beta * state.V1 @ psih
+        Lfull = block_second_order_map(state)
+        e = np.concatenate([(beta * np.outer(psih, psih)).ravel(), np.zeros(K)])
+        prior_V1, prior_V2 = state.V1, state.V2
+    else:
+        tr = (mp_prior_traces(lam, float(V1h[0, 0]), float(V2h[0]), c[0], beta) if prior == "mp"
+              else finite_prior_traces(lam, float(V1h[0, 0]), float(V2h[0]), prior))
+        T = np.array([tr.spike_response])
+        psi = np.array([tr.orthogonal_response * psih[0]])
+        Lfull = tr.second_order[:, :2]
+        prior_V1, prior_V2 = np.array([[tr.V1]]), np.array([tr.V2])
+    m, t = solve_mean_directions(rule, model.mu0, model.mu1, V, model.h, ratio * T, pi)
+    omega = mean_prediction(model.mu0, model.mu1, rule.nodes, m, t)
+    th = ratio * spike_conjugate(rule, model.mu1, what / ratio, model.h, omega)
+    psi_mu1 = psi @ model.mu1
+    E0_test = conditional_error(model.h, model.h1t, model.h2t, omega, psi_mu1, 0.0, 0.0)
+    E0_train = E0_test + model.noise_var
+    if prior == "block-mp":
+        f = Lfull @ (e + np.concatenate([np.zeros(K * K), beta * c * th**2]))
+    else:
+        f = tr.second_order[:, 2] * th[0] ** 2 + tr.second_order[:, 3] * psih[0] ** 2
+    y, rad, A, a = _variance_system(model, what, V, E0_train, Lfull, f)
+    if not rad < 1.0 - MIN_STABILITY_MARGIN:
+        raise ConvergenceError(
+            f"sRF fixed point: the variance equations have no stable solution at α = {alpha:g}, β = {beta:g}, "
+            f"λ = {lam:g} (spectral radius of the variance map {rad:.12g}; the test error diverges — "
+            f"interpolation threshold with λ → 0?)", res)
+    Q1 = y[: K * K].reshape(K, K)
+    Q1 = 0.5 * (Q1 + Q1.T)
+    Q2 = y[K * K:]
+    hats = a + A @ y
+    Q1h = hats[: K * K].reshape(K, K)
+    q2h = hats[K * K:]
+    q = response_function(model.mu1, model.mu2_sq, Q1, Q2)
+    E_test = E0_test + q
+    E_train = E0_train + q
+    eg = generalisation_error(rule, E_test)
+    et = training_error(rule, E_train, V)
+    # full-system residual: every equation evaluated once at the solution
+    resid = [np.abs(prior_V1 - V1).max(), np.abs(prior_V2 - V2).max()]
+    resid.append(np.abs(t - T * th).max())
+    mres = rule.expect(model.mu0 * (model.h - omega) / (1.0 + V))
+    resid.append(float(np.abs(mres).max()))
+    if full_check and prior == "block-mp":
+        st2 = solve_block_mp(V1h, lam + V2h, c, pi, beta, tau0=state.tau)
+        resid.append(float(np.abs(st2.V1 - prior_V1).max()))
+    scale = max(1.0, float(np.max(np.abs(np.concatenate([V1.ravel(), V2])))))
+    residual = max(float(res.residual), max(float(r) for r in resid) / scale)
+    for name, val in (("test error", eg), ("training error", et)):
+        if not math.isfinite(val):
+            raise ConvergenceError(f"sRF fixed point: non-finite {name}", res)
+    if np.any(np.diag(Q1) < -1e-12) or np.any(Q2 < -1e-12) or eg < -1e-12:
+        raise ConvergenceError("sRF fixed point: negative variance at the solution (no physical solution)", res)
+    return SpikedRFSolution(
+        test_error=eg, train_error=et, alpha=alpha, beta=beta, lam=lam, noise=math.sqrt(model.noise_var),
+        params=model.params, V1=V1, V2=V2, Q1=Q1, Q2=Q2, m=m, t=t, psi=psi,
+        V1hat=V1h, V2hat=V2h, Q1hat=Q1h, q2hat=q2h, that=th, psihat=psih,
+        converged=True, status=CONVERGED, message=STATUS_MESSAGES[CONVERGED], iterations=res.iterations,
+        residual=residual, method=method, prior=prior if isinstance(prior, str) else "finite",
+        quadrature_error=model.quadrature_error, stability_margin=1.0 - rad, start=x,
+    )
+
+
+def _failed(model, alpha, beta, lam, res: SolverResult, prior, method, message=None):
+    nanK = np.full(model.K, math.nan)
+    nanKK = np.full((model.K, model.K), math.nan)
+    return SpikedRFSolution(
+        test_error=math.nan, train_error=math.nan, alpha=alpha, beta=beta, lam=lam,
+        noise=math.sqrt(model.noise_var), params=model.params, V1=nanKK, V2=nanK, Q1=nanKK, Q2=nanK,
+        m=nanK, t=nanK, psi=nanK, V1hat=nanKK, V2hat=nanK, Q1hat=nanKK, q2hat=nanK, that=nanK, psihat=nanK,
+        converged=False, status=res.status if res is not None else SINGULAR,
+        message=message or (res.message if res is not None else "failed"),
+        iterations=res.iterations if res is not None else 0,
+        residual=res.residual if res is not None else math.inf, method=method,
+        prior=prior if isinstance(prior, str) else "finite", quadrature_error=model.quadrature_error,
+        stability_margin=math.nan,
+    )
+
+
+def _prior_kind(model, prior):
+    if prior is None:
+        return "mp" if model.K == 1 else "block-mp"
+    if isinstance(prior, Spectrum):
+        if model.K != 1:
+            raise ParameterError("prior", "spectrum", "a finite spectrum only with one readout type (K = 1)")
+        return prior
+    if prior in ("mp", "block-mp"):
+        if prior == "mp" and model.K != 1:
+            raise ParameterError("prior", prior, "'block-mp' for K > 1 readout types")
+        return prior
+    raise ParameterError("prior", prior, "'mp', 'block-mp' or a Spectrum")
+
+
+def _check_point(alpha, beta, lam):
+    return check_positive("alpha", alpha), check_positive("beta", beta), check_nonnegative("lam", lam)
+
+
+def _reduced_solve(model, alpha, beta, lam, prior, solver, x0):
+    ratio = alpha / beta
+    # zero student nonlinearity and zero ridge: the prior operator is singular
+    if lam == 0.0 and not np.any(model.mu2_sq > 0):
+        raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
+    if prior == "block-mp":
+        K = model.K
+        g = lambda x: _response_map_block(x, model, ratio, lam, beta)  # noqa: E731
+        if x0 is None:
+            # exact block-MP prior at the conjugates of V = 0
+            V1h, V2h = response_conjugates(model.rule, model.mu1, model.mu2_sq, np.full(model.rule.nodes.size, ratio))
+            st = solve_block_mp(V1h, lam + V2h, np.asarray(model.params.bulk),
+                                np.asarray(model.params.readout.proportions), beta)
+            x0 = _block_pack(st.V1, st.V2)
+    else:
+        lin = ((lambda V: response_map_mp(V, model, ratio, lam, beta)) if prior == "mp"
+               else (lambda V: _response_map_finite(V, model, ratio, lam, prior)))
+        g = _log_map(lin)
+        if x0 is None:
+            x0 = np.log(lin(np.zeros(2)))
+    return fixed_point(g, np.asarray(x0, dtype=float), solver=solver, on_failure="return")
+
+
+def _default_solver(tol):
+    return Anderson(memory=4, atol=tol, rtol=tol, max_steps=3000)
+
+
+def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, *, prior=None, tol: float = 1e-12,
+                    solver=None, start=None, on_failure: str = "raise") -> SpikedRFSolution:
+    r"""Solve the sRF fixed point at one (α, β, λ) for a tabulated :class:`ChannelModel`.
+
+    Parameters
+    ----------
+    model : from :func:`~.channel.channel_model` (fixes σ, σ*, c, r, γ, readout types, σ_ε).
+    alpha, beta, lam : α = n/d > 0, β = p/d > 0, ridge λ ≥ 0 (Cui's, not rescaled).
+    prior : ``None`` (Marchenko–Pastur closed form for K = 1, block MP for K > 1), ``"block-mp"``
+        (force the block equations), or a :class:`~.prior_mp.Spectrum` (finite-d sums, K = 1).
+    tol : residual tolerance of the response system (``atol = rtol = tol``).
+    solver : a :class:`~asymptotics.solvers.Anderson` / :class:`FixedPoint` / :class:`Newton`
+        configuration (default Anderson with ``tol``).
+    start : starting point of the reduced (logarithmic) system, e.g. ``previous.start``.
+    on_failure : ``"raise"`` (:class:`ConvergenceError`) or ``"return"`` (a solution with
+        ``converged=False`` whose numbers are NaN and are emitted as null).
+    """
+    if on_failure not in ("raise", "return"):
+        raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
+    alpha, beta, lam = _check_point(alpha, beta, lam)
+    kind = _prior_kind(model, prior)
+    solver = solver or _default_solver(tol)
+    method = getattr(solver, "name", type(solver).__name__)
+    res = _reduced_solve(model, alpha, beta, lam, kind, solver, start)
+    return _finish(model, alpha, beta, lam, res, kind, method, on_failure)
+
+
+def _finish(model, alpha, beta, lam, res, kind, method, on_failure):
+    if not res.converged:
+        msg = (f"sRF fixed point did not converge at α = {alpha:g}, β = {beta:g}, λ = {lam:g}: {res.message} "
+               f"after {res.iterations} iterations (residual {res.residual:.3g})")
+        if lam == 0.0:
+            msg += ("; with λ = 0 the responses diverge unless n/p is large enough (ridgeless limit of an "
+                    "interpolating readout) — use λ > 0")
+        if on_failure == "raise":
+            raise ConvergenceError(msg, res)
+        return _failed(model, alpha, beta, lam, res, kind, method, msg)
+    try:
+        return _assemble(model, alpha, beta, lam, res, kind, method)
+    except ConvergenceError as exc:
+        if on_failure == "raise":
+            raise
+        return _failed(model, alpha, beta, lam, res, kind, method, str(exc))
+    except np.linalg.LinAlgError as exc:
+        msg = f"sRF fixed point: singular linear system at α = {alpha:g} ({exc})"
+        if on_failure == "raise":
+            raise ConvergenceError(msg, res) from None
+        return _failed(model, alpha, beta, lam, res, kind, method, msg)
+
+
+def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, prior=None, tol: float = 1e-12,
+                    solver=None, on_failure: str = "raise") -> list[SpikedRFSolution]:
+    r"""Solutions along a list of α, by continuation (increasing α, each solve warm-started from
+    the previous converged one); returned in the order given. With ``on_failure="raise"`` the
+    first failure raises after the whole path was tried."""
+    alphas = [check_positive("alpha", a) for a in np.atleast_1d(alphas).tolist()]
+    beta, lam = check_positive("beta", beta), check_nonnegative("lam", lam)
+    kind = _prior_kind(model, prior)
+    solver = solver or _default_solver(tol)
+    method = getattr(solver, "name", type(solver).__name__)
+    order = np.argsort(alphas, kind="stable")
+    path = [alphas[i] for i in order]
+    results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, kind, solver, xs), None, path)
+    sols = [None] * len(alphas)
+    first_error = None
+    for i, a, res in zip(order, path, results, strict=True):
+        try:
+            sols[i] = _finish(model, a, beta, lam, res, kind, method, "raise")
+        except ConvergenceError as exc:
+            first_error = first_error or exc
+            sols[i] = _failed(model, a, beta, lam, res, kind, method, str(exc))
+    if first_error is not None and on_failure == "raise":
+        raise first_error
+    return sols
+
+
+def spiked_rf(alpha: float, beta: float, lam: float, c, r: float, gamma: float, student, teacher, *,
+              noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-10,
+              on_failure: str = "raise") -> SpikedRFSolution:
+    r"""Test and training error of ridge regression on the sRF model σ(√c Wx + r u κ) (given c, r, γ).
+
+    ``readout``: readout types (values u⁽ᵏ⁾ or a :class:`~.mapping.ReadoutTypes`); ``c`` may be one
+    number or one per type. See :func:`solve_spiked_rf` for the rest.
+    """
+    params = srf_parameters(c, r, gamma, readout)
+    model = channel_model(params, student, teacher, check_nonnegative("noise", noise), tol=quad_tol)
+    return solve_spiked_rf(model, alpha, beta, lam, prior=prior, tol=tol, on_failure=on_failure)
+
+
+def one_step_spiked_rf(alpha: float, alpha0: float, beta: float, eta_tilde: float, lam: float, student, teacher, *,
+                       noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-10,
+                       on_failure: str = "raise") -> SpikedRFSolution:
+    r"""Test and training error after one large step (Cui et al. protocol): map (η̃, α0, σ, σ*) to
+    (c, r, γ) (:func:`~.mapping.cui_to_srf`) and solve the sRF fixed point."""
+    params = cui_to_srf(eta_tilde, alpha0, student, teacher, noise, readout)
+    model = channel_model(params, student, teacher, check_nonnegative("noise", noise), tol=quad_tol)
+    return solve_spiked_rf(model, alpha, beta, lam, prior=prior, tol=tol, on_failure=on_failure)

@@ -1,0 +1,216 @@
+r"""One seed of each protocol: draw, train, read out, measure. Returns a flat dict of numbers.
+
+Ba et al. (``10-one-step.md`` §1) — :func:`run_ba`:
+    β* uniform on S^{d−1}; W₀ᵢⱼ ~ N(0, 1/d); aⱼ ~ N(0, 1/N); training set X ∈ ℝ^{n×d},
+    y = σ*(Xβ*) + σ_ε ε; W₁ = W₀ + η√N G₀ (``steps`` times); a fresh ridge set (X̃, ỹ) of n
+    samples; â = argmin (1/n)‖ỹ − σ(X̃W)a/√N‖² + (λ/N)‖a‖² for W = W₀ (R0) and W = W₁ (R1) on the
+    same set; R = E_x(f̂(x) − f*(x))² on the same test points; δ = R0 − R1.
+
+Cui et al. (``30-spiked-rf.md`` §1, §7) — :func:`run_cui`:
+    θ uniform; columns of W⁰ ∈ ℝ^{d×p} uniform on S^{d−1}; uⱼ the readout types; a batch of
+    n0 samples; w¹ⱼ = w⁰ⱼ + η̃ uⱼ (1/n0) Σ_μ (y_μ − f0(x_μ)) σ'(w⁰ⱼᵀx_μ) x_μ; fresh n samples;
+    â = argmin Σ_μ (y_μ − aᵀσ(W¹ᵀx_μ)/√p)² + λ‖a‖²; test_error = E(f*(x) − ŷ(x))²,
+    train_error = (1/n)Σ_μ(y_μ − ŷ_μ)².
+
+Spiked RF (``30-spiked-rf.md`` §2) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
+(columns), θ = γ v + √(1 − γ²) ζ; readout and errors as in Cui.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .config import BaConfig, CuiConfig, SRFConfig, readout_counts
+from .engine import RunContext, ck_measurements, ridge_readouts, test_risks, train_first_layer
+from .measurements import spike_measurements, srf_parameters
+from .rng import Streams
+
+__all__ = ["run_seed", "run_ba", "run_cui", "run_srf"]
+
+
+def _context(cfg, root_seed: int, seed_index: int, threads: int | None) -> RunContext:
+    return RunContext(Streams(root_seed, seed_index, threads), cfg.student_activation(), cfg.teacher_activation())
+
+
+def _ridge_diagnostics(out: dict, sols, labels=("",)) -> None:
+    for tag, sol in zip(labels, sols, strict=False):
+        out[f"ridge_form{tag}"] = sol.form
+        out[f"ridge_solver{tag}"] = sol.solver
+        out[f"ridge_rcond{tag}"] = sol.rcond
+
+
+def run_ba(cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+    """One seed of the Ba et al. protocol."""
+    t0 = time.perf_counter()
+    ctx = _context(cfg, root_seed, seed_index, threads)
+    s = ctx.streams
+    d, N, n = cfg.d, cfg.N, cfg.n
+    beta = s.unit_vector("teacher", d)
+    Ws = np.empty((2, d, N))  # Ws[0] = W₀, Ws[1] = W₁ (contiguous, used as one block on the test set)
+    s.normal("weights", (d, N), out=Ws[0], scale=1.0 / math.sqrt(d))
+    a = s.normal("readout", (N,), scale=1.0 / math.sqrt(N))
+    Ws[1] = Ws[0]
+    c = a / math.sqrt(N)
+    out: dict = {}
+    out.update(
+        train_first_layer(
+            ctx,
+            Ws[1],
+            c,
+            beta,
+            n=n,
+            lr=cfg.learning_rate * math.sqrt(N),
+            steps=cfg.steps,
+            gradient=cfg.gradient,
+            batches=cfg.batches,
+            noise=cfg.noise,
+            measure_gradient="spike" in cfg.measure,
+        )
+    )
+    if "spike" in cfg.measure:
+        out.update(spike_measurements(Ws[1], beta, a, s.generator("linalg", 3)))
+    if "risk" in cfg.measure or "ck" in cfg.measure:
+        Wfit = Ws if "risk" in cfg.measure else Ws[1:]
+        ro = ridge_readouts(
+            ctx,
+            Wfit,
+            beta,
+            n=n,
+            penalty=n * cfg.lam,
+            noise=cfg.noise,
+            features=cfg.features,
+            ck_index=(len(Wfit) - 1) if "ck" in cfg.measure else None,
+        )
+        if "ck" in cfg.measure:
+            out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
+        _ridge_diagnostics(out, ro.solutions, ("0", "1") if len(Wfit) == 2 else ("1",))
+        if "risk" in cfg.measure:
+            tr = test_risks(ctx, Ws, ro.coefs, beta, n_test=cfg.n_test, features=cfg.features)
+            out.update(
+                risk0=float(tr.risk[0]),
+                risk1=float(tr.risk[1]),
+                delta=tr.diff,
+                train_error=ro.solutions[1].train_error,
+                risk0_test_se=float(tr.se[0]),
+                risk1_test_se=float(tr.se[1]),
+                delta_test_se=tr.diff_se,
+            )
+    out["elapsed_s"] = time.perf_counter() - t0
+    return out
+
+
+def _types(values, proportions, p: int) -> np.ndarray:
+    counts = readout_counts(proportions, p)
+    return np.repeat(np.asarray(values, dtype=float), counts)
+
+
+def _unit_columns(s: Streams, d: int, p: int, out: np.ndarray) -> None:
+    s.normal("weights", (d, p), out=out)
+    out /= np.sqrt(np.einsum("ij,ij->j", out, out))[None, :]
+
+
+def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels) -> None:
+    ro = ridge_readouts(
+        ctx,
+        Ws,
+        theta,
+        n=n,
+        penalty=p * cfg.lam,
+        noise=cfg.noise,
+        features=cfg.features,
+        ck_index=(Ws.shape[0] - 1) if "ck" in cfg.measure else None,
+    )
+    if "ck" in cfg.measure:
+        out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
+    _ridge_diagnostics(out, ro.solutions, labels)
+    if "risk" in cfg.measure or "baseline" in cfg.measure:
+        tr = test_risks(ctx, Ws, ro.coefs, theta, n_test=cfg.n_test, features=cfg.features)
+        k1 = Ws.shape[0] - 1
+        out.update(
+            test_error=float(tr.risk[k1]),
+            train_error=ro.solutions[k1].train_error,
+            test_error_test_se=float(tr.se[k1]),
+        )
+        if Ws.shape[0] == 2:
+            out.update(
+                test_error0=float(tr.risk[0]),
+                train_error0=ro.solutions[0].train_error,
+                test_error0_test_se=float(tr.se[0]),
+            )
+
+
+def run_cui(cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+    """One seed of the Cui et al. protocol."""
+    t0 = time.perf_counter()
+    ctx = _context(cfg, root_seed, seed_index, threads)
+    s = ctx.streams
+    d, p, n0, n = cfg.d, cfg.p, cfg.n0, cfg.n
+    theta = s.unit_vector("teacher", d)
+    baseline = "baseline" in cfg.measure
+    Ws = np.empty((2 if baseline else 1, d, p))
+    _unit_columns(s, d, p, Ws[0])
+    if baseline:
+        Ws[1] = Ws[0]
+    u = _types(cfg.readout_values, cfg.readout_proportions, p)
+    out: dict = {}
+    out.update(
+        train_first_layer(
+            ctx,
+            Ws[-1],
+            u / p,
+            theta,
+            n=n0,
+            lr=cfg.eta_tilde * p,
+            steps=cfg.steps,
+            gradient=cfg.gradient,
+            batches=cfg.batches,
+            noise=cfg.noise,
+            measure_gradient="spike" in cfg.measure,
+        )
+    )
+    if "spike" in cfg.measure:
+        out.update(spike_measurements(Ws[-1], theta, u, s.generator("linalg", 3)))
+        out.update(srf_parameters(Ws[-1], u, theta))
+    if any(g in cfg.measure for g in ("risk", "ck", "baseline")):
+        labels = ("0", "1") if baseline else ("",)
+        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, labels)
+    out["elapsed_s"] = time.perf_counter() - t0
+    return out
+
+
+def run_srf(cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+    """One seed of the spiked random-features model."""
+    t0 = time.perf_counter()
+    ctx = _context(cfg, root_seed, seed_index, threads)
+    s = ctx.streams
+    d, p, n = cfg.d, cfg.p, cfg.n
+    v = s.unit_vector("teacher", d, 0)
+    zeta = s.normal("teacher", (d,), 1)
+    zeta -= (zeta @ v) * v
+    zeta /= np.linalg.norm(zeta)
+    theta = cfg.gamma * v + math.sqrt(max(0.0, 1.0 - cfg.gamma**2)) * zeta
+    Ws = np.empty((1, d, p))
+    _unit_columns(s, d, p, Ws[0])
+    u = _types(cfg.readout_values, cfg.readout_proportions, p)
+    cvals = _types(cfg.bulk_variances(), cfg.readout_proportions, p)
+    Ws[0] *= np.sqrt(cvals)[None, :]
+    Ws[0] += cfg.r * np.outer(v, u)
+    out: dict = {}
+    if "spike" in cfg.measure:
+        out.update(spike_measurements(Ws[0], theta, u, s.generator("linalg", 3)))
+        out.update(srf_parameters(Ws[0], u, theta))
+    if "risk" in cfg.measure or "ck" in cfg.measure:
+        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, ("",))
+    out["elapsed_s"] = time.perf_counter() - t0
+    return out
+
+
+_RUNNERS = {"ba": run_ba, "cui": run_cui, "srf": run_srf}
+
+
+def run_seed(cfg, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+    """One seed of the protocol of ``cfg``."""
+    return _RUNNERS[cfg.protocol](cfg, root_seed, seed_index, threads)

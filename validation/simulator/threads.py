@@ -1,0 +1,161 @@
+"""Thread budgets for BLAS and numba, so that parallel workers never oversubscribe the cores.
+
+Worker processes get their budget through the environment before they start
+(``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``NUMBA_NUM_THREADS``, …) and
+again at start-up. Inside a running process the OpenBLAS pools are resized with
+``threadpoolctl`` when it is installed, else through the ``*_set_num_threads`` entry points of the
+OpenBLAS libraries already loaded (numpy's and scipy's wheels each bundle one). When neither works
+the budget is recorded as uncontrolled in the result metadata.
+
+Multithreaded BLAS may sum in a different order than single-threaded BLAS, so numbers agree
+bit for bit between runs with the same BLAS thread count per task (``blas_threads``) and to
+round-off (~1e-13 relative) otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+
+__all__ = [
+    "THREAD_ENV_VARS",
+    "blas_threads",
+    "get_blas_threads",
+    "set_blas_threads",
+    "set_numba_threads",
+    "single_thread_scipy_blas",
+    "thread_env",
+]
+
+THREAD_ENV_VARS = (
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+_SETTERS = (
+    "openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+)
+_GETTERS = (
+    "openblas_get_num_threads",
+    "openblas_get_num_threads64_",
+    "scipy_openblas_get_num_threads64_",
+    "scipy_openblas_get_num_threads",
+)
+
+
+def _loaded_openblas() -> list:
+    """(setter, getter) pairs of the OpenBLAS libraries mapped into this process (Linux)."""
+    import numpy  # noqa: F401 - make sure numpy's BLAS is loaded
+    import scipy.linalg  # noqa: F401 - and scipy's
+
+    paths = set()
+    try:
+        with open("/proc/self/maps") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) >= 6 and "openblas" in os.path.basename(parts[-1]).lower():
+                    paths.add(parts[-1])
+    except OSError:  # pragma: no cover - not Linux
+        return []
+    out = []
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:  # pragma: no cover
+            continue
+        setter = next((getattr(lib, s) for s in _SETTERS if hasattr(lib, s)), None)
+        getter = next((getattr(lib, g) for g in _GETTERS if hasattr(lib, g)), None)
+        if setter is not None and getter is not None:
+            setter.argtypes, setter.restype = [ctypes.c_int], None
+            getter.argtypes, getter.restype = [], ctypes.c_int
+            out.append((path, setter, getter))
+    return out
+
+
+_LIBS: list | None = None
+
+
+def _libs() -> list:
+    global _LIBS
+    if _LIBS is None:
+        _LIBS = _loaded_openblas()
+    return _LIBS
+
+
+def get_blas_threads() -> int | None:
+    """The current BLAS thread count (the largest over the loaded libraries), or None if unknown."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        counts = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
+        return max(counts) if counts else None
+    except ImportError:
+        libs = _libs()
+        return max(g() for _, _, g in libs) if libs else None
+
+
+def set_blas_threads(n: int) -> bool:
+    """Set the BLAS thread count of every loaded library; True when it could be controlled."""
+    n = max(1, int(n))
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=n, user_api="blas")
+        return True
+    except ImportError:
+        libs = _libs()
+        for _, setter, _ in libs:
+            setter(n)
+        return bool(libs)
+
+
+def single_thread_scipy_blas() -> None:
+    """Run scipy's own bundled OpenBLAS (if separate from numpy's) single-threaded.
+
+    The simulator does every O(m³) operation through numpy (one BLAS thread pool) and uses
+    scipy's BLAS/LAPACK only for O(m²) work (triangular solves, condition estimates, Lanczos
+    vectors); two OpenBLAS pools spinning in turn on the same cores slow each other down.
+    """
+    for path, setter, _ in _libs():
+        if "scipy" in os.path.basename(os.path.dirname(path)) or os.path.basename(path).startswith("libscipy_openblas-"):
+            setter(1)
+
+
+@contextlib.contextmanager
+def blas_threads(n: int | None):
+    """Temporarily run BLAS with ``n`` threads (``None``: leave it alone). Yields whether the
+    count is controlled."""
+    if n is None:
+        yield get_blas_threads() is not None
+        return
+    before = get_blas_threads()
+    ok = set_blas_threads(n)
+    try:
+        yield ok
+    finally:
+        if ok and before is not None:
+            set_blas_threads(before)
+
+
+def set_numba_threads(n: int) -> int:
+    """Limit numba's parallel loops to ``n`` threads (within its launch-time maximum)."""
+    import numba
+
+    n = max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(n)
+    return n
+
+
+def thread_env(n: int) -> dict:
+    """Environment variables giving a fresh process ``n`` BLAS/OpenMP/numba threads."""
+    env = {k: str(int(n)) for k in THREAD_ENV_VARS}
+    env["NUMBA_NUM_THREADS"] = str(int(n))
+    return env
