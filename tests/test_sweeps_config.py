@@ -220,3 +220,8 @@ def test_common_random_numbers_share_the_seed_across_points():
     assert all(len(s) == 1 for s in by_rep.values()) and len({next(iter(s)) for s in by_rep.values()}) == 3
     assert by_rep[1] == {_reference_seed('{"replicate":1}', 0)}
     assert len({t.task_id for t in tasks}) == 9
+
+
+def test_a_dict_config_needs_an_output_directory():
+    with pytest.raises(ConfigError, match="no output directory"):
+        run_sweep({"quantity": "test.spy", "grid": {"x": [1]}}, progress=False)

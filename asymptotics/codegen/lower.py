@@ -70,6 +70,50 @@ def _sq(v):
 
 
 @njit(cache=True)
+def _solve_linear(A, b):
+    # Gaussian elimination with partial pivoting (small dense systems; no LAPACK binding to
+    # compile); ok = False when a pivot is zero or negligible (singular Jacobian)
+    n = b.shape[0]
+    M = A.copy()
+    y = b.copy()
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(M[i, j]))
+    if not (scale > 0.0):
+        return y, False
+    for k in range(n):
+        piv = k
+        best = abs(M[k, k])
+        for i in range(k + 1, n):
+            if abs(M[i, k]) > best:
+                best = abs(M[i, k])
+                piv = i
+        if best <= 1e-14 * scale:
+            return y, False
+        if piv != k:
+            for j in range(n):
+                tmp = M[k, j]
+                M[k, j] = M[piv, j]
+                M[piv, j] = tmp
+            tmp = y[k]
+            y[k] = y[piv]
+            y[piv] = tmp
+        for i in range(k + 1, n):
+            f = M[i, k] / M[k, k]
+            if f != 0:
+                for j in range(k, n):
+                    M[i, j] -= f * M[k, j]
+                y[i] -= f * y[k]
+    for k in range(n - 1, -1, -1):
+        acc = y[k]
+        for j in range(k + 1, n):
+            acc -= M[k, j] * y[j]
+        y[k] = acc / M[k, k]
+    return y, True
+
+
+@njit(cache=True)
 def newton(x0, p, atol, rtol, max_steps):
     x = x0.copy()
     fx = residual(x, p)
@@ -86,9 +130,8 @@ def newton(x0, p, atol, rtol, max_steps):
         for v in jx.ravel():
             if not math.isfinite(abs(v)):
                 return x, 2, k, res
-        try:
-            dx = np.linalg.solve(jx, -fx)
-        except Exception:
+        dx, ok = _solve_linear(jx, -fx)
+        if not ok:
             return x, 3, k, res
         phi0 = _sq(fx)
         t = 1.0

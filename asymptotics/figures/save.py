@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 from pathlib import Path
 
@@ -13,6 +14,8 @@ __all__ = ["figure_bytes", "save_figure"]
 
 def figure_bytes(fig, fmt: str, **kw) -> bytes:
     """The figure rendered in ``fmt`` (png, pdf, svg) as bytes (reproducible PDF metadata)."""
+    # fontTools (font subsetting for the PDF) logs harmless notes about old font timestamps
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
     buf = io.BytesIO()
     if fmt == "pdf":
         kw.setdefault("metadata", {"CreationDate": None, "ModDate": None, "Creator": "asymptotics"})

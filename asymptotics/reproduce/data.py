@@ -30,6 +30,7 @@ class Curve:
     params: dict = field(default_factory=dict)
     style: str = "-"
     group: int = 0  # colour index shared with the simulation points of the same setting
+    panel: int = 0  # which axes of a multi-panel figure
 
     def __post_init__(self):
         self.x = [float(v) for v in np.asarray(self.x, dtype=float)]
@@ -49,7 +50,7 @@ class Points:
     d: int | None = None
     seeds: int | None = None
     group: int = 0
-    cached: list[bool] = field(default_factory=list)
+    panel: int = 0
 
     def __post_init__(self):
         self.x = [float(v) for v in self.x]
@@ -68,6 +69,7 @@ class RefLine:
     group: int | None = None
     anchor_y: float | None = None
     slope: float | None = None
+    panel: int = 0
 
 
 @dataclass
@@ -87,27 +89,38 @@ class FigureData:
     missing: list[str] = field(default_factory=list)  # parts not drawn: "needs <module.function>"
 
     def as_dict(self) -> dict:
+        """JSON-ready: non-finite numbers (gaps in a curve, a missing standard error) become None."""
         d = asdict(self)
         d["comparisons"] = [c.as_row() for c in self.comparisons]
-        return d
+        return _nan_to_none(d)
 
     def tidy_rows(self) -> list[dict]:
         """Long-format rows: one per theory point, simulation point and reference line."""
         rows = []
         for c in self.curves:
             for x, y in zip(c.x, c.y, strict=True):
-                rows.append({"figure": self.name, "series": c.label, "kind": "theory", "quantity": c.quantity,
+                rows.append({"figure": self.name, "panel": c.panel, "series": c.label, "kind": "theory", "quantity": c.quantity,
                              self.x_name: x, "value": _finite_or_none(y), "se": None, "d": None, "seeds": None})
         for p in self.points:
             for x, m, s in zip(p.x, p.mean, p.se, strict=True):
-                rows.append({"figure": self.name, "series": p.label, "kind": "simulation", "quantity": p.quantity,
+                rows.append({"figure": self.name, "panel": p.panel, "series": p.label, "kind": "simulation", "quantity": p.quantity,
                              self.x_name: x, "value": _finite_or_none(m), "se": _finite_or_none(s), "d": p.d,
                              "seeds": p.seeds})
         for ln in self.lines:
-            rows.append({"figure": self.name, "series": ln.label, "kind": ln.kind, "quantity": ln.kind,
+            rows.append({"figure": self.name, "panel": ln.panel, "series": ln.label, "kind": ln.kind, "quantity": ln.kind,
                          self.x_name: ln.value if ln.kind == "threshold" else None,
                          "value": ln.value if ln.kind != "threshold" else None, "se": None, "d": None, "seeds": None})
         return rows
+
+
+def _nan_to_none(obj):
+    if isinstance(obj, dict):
+        return {k: _nan_to_none(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_nan_to_none(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 def _finite_or_none(v):

@@ -70,6 +70,30 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
     t1 = time.perf_counter()
     rec["timings"]["compute_s"] = t1 - t0
     rec["simulations"] = _sim_summary(ctx)
+    try:
+        _export(item, data, rec, out, size=size, seed=seed, ctx=ctx)
+    except Exception as exc:  # a bug in plotting/export is recorded, the run goes on
+        rec.update(status="error", reason=f"export: {type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+        rec["timings"]["total_s"] = time.perf_counter() - t0
+        return rec, None
+    t2 = time.perf_counter()
+    rec["timings"]["export_s"] = t2 - t1
+    rec["timings"]["total_s"] = t2 - t0
+    comps = data.comparisons
+    zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
+    rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),
+                          "max_abs_z": max(zs) if zs else None}
+    failed = rec["comparisons"]["passed"] < rec["comparisons"]["total"]
+    rec["status"] = "failed" if failed else ("partial" if data.missing else "ok")
+    if data.missing:
+        rec["missing"] = list(data.missing)
+        rec["reason"] = "needs " + ", ".join(f"`{m}`" for m in data.missing)
+    rec["params"] = data.params
+    return rec, data
+
+
+def _export(item, data, rec, out, *, size, seed, ctx):
+    """Write the data, tables and figure of one computed item (atomically); fills ``rec['outputs']``."""
     meta = base_meta(item=item.name, paper=item.paper, size=size, seed=seed, params=data.params)
 
     # data: everything plotted
@@ -99,20 +123,6 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
             fig = item.plot(data, ctx)
             for q in save_figure(fig, out / "figures" / item.name):
                 rec["outputs"][q.suffix[1:]] = _rel(q, out)
-    t2 = time.perf_counter()
-    rec["timings"]["export_s"] = t2 - t1
-    rec["timings"]["total_s"] = t2 - t0
-    comps = data.comparisons
-    zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
-    rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),
-                          "max_abs_z": max(zs) if zs else None}
-    failed = rec["comparisons"]["passed"] < rec["comparisons"]["total"]
-    rec["status"] = "failed" if failed else ("partial" if data.missing else "ok")
-    if data.missing:
-        rec["missing"] = list(data.missing)
-        rec["reason"] = "needs " + ", ".join(f"`{m}`" for m in data.missing)
-    rec["params"] = data.params
-    return rec, data
 
 
 def _sim_summary(ctx) -> dict:

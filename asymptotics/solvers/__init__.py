@@ -12,6 +12,9 @@ status) and raises :class:`~asymptotics.errors.ConvergenceError` on failure unle
 ``on_failure="return"``. Convergence is always tested on the residual,
 ``|r_i| <= atol + rtol·|x_i|`` componentwise.
 
+Derived systems (:mod:`asymptotics.symbolic`) compiled and solved over grids:
+:func:`compile_system` → :class:`CompiledSystem` (``.solve(**params)``, ``.solve_grid(**arrays)``).
+
 Compiled kernels taking numba callables: :mod:`asymptotics.solvers.compiled`
 (``fixed_point_nb``, ``newton_nb``, ``newton_grid_nb``).
 """
@@ -20,6 +23,7 @@ from .config import Anderson, FixedPoint, Newton
 from .continuation import continuation
 from .fixed_point import fixed_point
 from .newton import root
+from .systems import CompiledSystem, GridSolution, SystemSolution, compile_system
 from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES, SolverResult
 
 __all__ = [
@@ -30,6 +34,10 @@ __all__ = [
     "fixed_point",
     "root",
     "continuation",
+    "compile_system",
+    "CompiledSystem",
+    "SystemSolution",
+    "GridSolution",
     "CONVERGED",
     "MAX_STEPS",
     "NONFINITE",

@@ -44,6 +44,7 @@ __all__ = [
     "newton_nb",
     "newton_grid_nb",
     "residual_test_nb",
+    "solve_linear_nb",
     "check_status",
 ]
 
@@ -94,6 +95,50 @@ def _sq(v):
 
 
 @njit(cache=True)
+def solve_linear_nb(A, b):
+    """``(y, ok)``: y = A⁻¹b by Gaussian elimination with partial pivoting (small dense systems;
+    avoids compiling LAPACK bindings); ``ok`` is False for a zero or negligible pivot."""
+    n = b.shape[0]
+    M = A.copy()
+    y = b.copy()
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(M[i, j]))
+    if not (scale > 0.0):
+        return y, False
+    for k in range(n):
+        piv = k
+        best = abs(M[k, k])
+        for i in range(k + 1, n):
+            if abs(M[i, k]) > best:
+                best = abs(M[i, k])
+                piv = i
+        if best <= 1e-14 * scale:
+            return y, False
+        if piv != k:
+            for j in range(n):
+                tmp = M[k, j]
+                M[k, j] = M[piv, j]
+                M[piv, j] = tmp
+            tmp = y[k]
+            y[k] = y[piv]
+            y[piv] = tmp
+        for i in range(k + 1, n):
+            f = M[i, k] / M[k, k]
+            if f != 0:
+                for j in range(k, n):
+                    M[i, j] -= f * M[k, j]
+                y[i] -= f * y[k]
+    for k in range(n - 1, -1, -1):
+        acc = y[k]
+        for j in range(k + 1, n):
+            acc -= M[k, j] * y[j]
+        y[k] = acc / M[k, k]
+    return y, True
+
+
+@njit(cache=True)
 def newton_nb(F, J, x0, params, atol, rtol, max_steps):
     """Newton with Armijo backtracking on ``‖F‖²``; returns ``(x, status, iterations, residual)``."""
     x = x0.copy()
@@ -111,9 +156,8 @@ def newton_nb(F, J, x0, params, atol, rtol, max_steps):
         for v in jx.ravel():
             if not math.isfinite(abs(v)):
                 return x, 2, k, res
-        try:
-            dx = np.linalg.solve(jx, -fx)
-        except Exception:  # singular matrix
+        dx, ok = solve_linear_nb(jx, -fx)
+        if not ok:  # singular Jacobian
             return x, 3, k, res
         phi0 = _sq(fx)
         t = 1.0

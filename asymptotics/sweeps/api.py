@@ -1,12 +1,14 @@
 r"""``run_sweep``: plan, resume, execute and record a sweep.
 
+>>> import tempfile
 >>> from asymptotics.sweeps import run_sweep, read_sweep
->>> summary = run_sweep({"quantity": "gaussian.moments", "out": "/tmp/doctest-sweep",
+>>> out = tempfile.mkdtemp()
+>>> summary = run_sweep({"quantity": "gaussian.moments", "out": out,
 ...                      "fixed": {"activation": "erf"}, "grid": {"scale": [0.5, 1.0, 2.0]}},
 ...                     progress=False)
 >>> summary.complete, summary.total
 (True, 3)
->>> df = read_sweep("/tmp/doctest-sweep")
+>>> df = read_sweep(out)
 >>> sorted(df["scale"]), set(df["status"])
 ([0.5, 1.0, 2.0], {'ok'})
 
@@ -86,6 +88,7 @@ class SweepSummary:
         run_s: wall time of the execution loop only.
         task_seconds: sum of the tasks' own run times.
         memory_limit: the bound used by the pre-flight (bytes) or ``None``.
+        largest_memory_estimate: the largest pre-flight estimate among the pending tasks.
         errors: up to five distinct error messages of this run.
         dry_run: nothing was run (a plan only).
     """
@@ -107,6 +110,7 @@ class SweepSummary:
     run_s: float = 0.0
     task_seconds: float = 0.0
     memory_limit: int | None = None
+    largest_memory_estimate: int | None = None
     errors: tuple[str, ...] = field(default_factory=tuple)
     dry_run: bool = False
 
@@ -151,6 +155,8 @@ class SweepSummary:
                           f"{self.task_seconds:.1f} task-seconds)")
         if self.memory_limit is not None:
             t.add_row("memory bound", format_bytes(self.memory_limit) + " per task")
+        if self.largest_memory_estimate is not None:
+            t.add_row("largest task", f"≈ {format_bytes(self.largest_memory_estimate)} (pre-flight estimate)")
         for e in self.errors:
             t.add_row("error", e)
         return t
@@ -292,6 +298,7 @@ def run_sweep(
         previously_ok=plan.previously_ok,
         previously_failed=0 if retry_failed else plan.previously_failed,
         pending=len(plan.pending),
+        largest_memory_estimate=max((t.memory for t in plan.pending if t.memory is not None), default=None),
     )
     if dry_run or not plan.pending:
         return SweepSummary(run_id=None, executor="none (nothing to run)" if not dry_run else str(sched or "in-process"),

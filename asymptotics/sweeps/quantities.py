@@ -51,7 +51,7 @@ import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from ..errors import ParameterError
 
@@ -370,6 +370,8 @@ def _kind_of(f: dataclasses.Field) -> str:
     ann = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
     if ann in _ANNOTATION_KINDS:
         return _ANNOTATION_KINDS[ann]
+    if ann:  # unions, tuples, ...: the config class checks the value
+        return "any"
     default = f.default if f.default is not dataclasses.MISSING else None
     if isinstance(default, bool):
         return "bool"
@@ -382,7 +384,7 @@ def _kind_of(f: dataclasses.Field) -> str:
     return "any"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sim_schema(kind: str) -> dict:
     cls = _sim_class(kind)
     schema = {}
@@ -408,17 +410,29 @@ def _sim_config(kind: str, params: dict):
 
 
 def _simulate(kind: str, params: dict, seed: int) -> dict:
+    """One seed of the simulator: its measurements, their test-set standard errors
+    ``<name>_test_se`` and its diagnostics (``ridge_form0``, ``ridge_rcond0``, ...)."""
+    import warnings
+
     from validation.simulator import simulate
 
     from .tasks import task_threads
 
-    res = simulate(_sim_config(kind, params), seeds=1, root_seed=int(seed), blas_threads=task_threads())
+    with warnings.catch_warnings():
+        # the sweep replicates tasks itself; a single seed per task is intended
+        warnings.filterwarnings("ignore", message="one seed")
+        res = simulate(_sim_config(kind, params), seeds=1, root_seed=int(seed), blas_threads=task_threads())
     out = {}
-    for k, v in dict(res.mean).items():
-        try:
-            out[k] = float(v)
-        except (TypeError, ValueError):
+    for k, v in dict(res.per_seed[0]).items():
+        if k in ("seed", "elapsed_s"):  # the simulator's seed index (0) and its own timer
+            continue
+        if isinstance(v, (bool, int, float, str)) or v is None:
             out[k] = v
+        else:
+            try:
+                out[k] = float(v)
+            except (TypeError, ValueError):
+                continue
     return out
 
 

@@ -55,9 +55,9 @@ class Gaussian:
             if not (isinstance(v, int) and v >= 1):
                 raise ParameterError(k, v, "a 1-based block index (integer >= 1)")
 
-    def latex(self) -> str:
-        c = sp.latex(self.coeff)
-        base = self.name + ("^{\\top}" if self.transpose else "")
+    def latex(self, symbol_names: dict | None = None) -> str:
+        c = sp.latex(self.coeff, symbol_names=symbol_names or {})
+        base = sp.latex(sp.Symbol(self.name)) + ("^{\\top}" if self.transpose else "")
         return base if self.coeff == 1 else (f"-{base}" if self.coeff == -1 else f"{c}\\,{base}")
 
 
@@ -144,14 +144,62 @@ class Pencil:
             syms |= sp.sympify(e).free_symbols
         return tuple(sorted(syms, key=lambda s: s.name))
 
-    def latex(self) -> str:
-        """The pencil as a LaTeX block matrix."""
+    def latex(self, symbol_names: dict | None = None) -> str:
+        """The pencil as a LaTeX block matrix (``symbol_names`` as in ``sympy.latex``)."""
         B = self.blocks
-        cells = [[sp.latex(self.q0[i, j]) if self.q0[i, j] != 0 else "" for j in range(B)] for i in range(B)]
+        names = symbol_names or {}
+
+        def ident(c):
+            if c == 0:
+                return ""
+            if c == 1:
+                return "I"
+            if c == -1:
+                return "-I"
+            t = sp.latex(c, symbol_names=names)
+            return f"{t}\\,I" if not isinstance(c, sp.Add) else f"\\left({t}\\right) I"
+
+        cells = [[ident(self.q0[i, j]) for j in range(B)] for i in range(B)]
         for g in self.gaussians:
             cell = cells[g.row - 1][g.col - 1]
-            term = g.latex()
+            term = g.latex(names)
             cells[g.row - 1][g.col - 1] = term if not cell else f"{cell} + {term}"
         rows = [" & ".join(c if c else "0" for c in row) for row in cells]
         body = " \\\\\n  ".join(rows)
         return f"Q = \\begin{{pmatrix}}\n  {body}\n\\end{{pmatrix}}"
+
+    def dense(self, block_dims, matrices: dict, values: dict | None = None):
+        """The pencil as a dense numpy matrix at finite size (for Monte-Carlo checks).
+
+        ``block_dims``: the integer size of each block; ``matrices``: {name: array} of the
+        Gaussian matrices (as they appear directly, Y; entries already of variance v/L);
+        ``values``: {symbol or name: number} for the parameters.
+        """
+        import numpy as np
+
+        subs = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in (values or {}).items()}
+        dims = [int(b) for b in block_dims]
+        if len(dims) != self.blocks:
+            raise ParameterError("block_dims", block_dims, f"{self.blocks} integers")
+        offs = np.concatenate([[0], np.cumsum(dims)])
+        Q = np.zeros((offs[-1], offs[-1]), dtype=complex if any(isinstance(v, complex) for v in subs.values()) else float)
+
+        def num(e):
+            v = complex(sp.sympify(e).subs(subs).evalf())
+            return v if Q.dtype.kind == "c" else v.real
+
+        for i in range(self.blocks):
+            for j in range(self.blocks):
+                c = self.q0[i, j]
+                if c != 0:
+                    if dims[i] != dims[j]:
+                        raise ParameterError("block_dims", block_dims, f"equal sizes for blocks {i + 1} and {j + 1}")
+                    Q[offs[i]:offs[i + 1], offs[j]:offs[j + 1]] += num(c) * np.eye(dims[i])
+        for g in self.gaussians:
+            Y = np.asarray(matrices[g.name])
+            blk = Y.T if g.transpose else Y
+            i, j = g.row - 1, g.col - 1
+            if blk.shape != (dims[i], dims[j]):
+                raise ParameterError(f"matrix {g.name}", Y.shape, f"a shape fitting block ({g.row}, {g.col})")
+            Q[offs[i]:offs[i + 1], offs[j]:offs[j + 1]] += num(g.coeff) * blk
+        return Q

@@ -20,6 +20,7 @@ of the full content and names the generated module.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -142,12 +143,46 @@ class EquationSystem:
         return isinstance(other, EquationSystem) and self.name == other.name and self.fingerprint == other.fingerprint
 
     # ------------------------------------------------------------------ printing
-    def latex(self, *, outputs: bool = True) -> str:
+    def _display(self, e):
+        """An equation for display: collected in the (tangent) unknowns."""
+        tangents = [u for u in self.unknowns if re.fullmatch(r"d\w+?_d\w+", u.name)]
+        try:
+            return sp.collect(sp.expand(e), tangents or list(self.unknowns))
+        except Exception:  # pragma: no cover - display only
+            return e
+
+    def _display_outputs(self):
+        """Outputs for display: eliminated unknowns substituted when an output refers to one."""
+        out = {}
+        for k, v in self.outputs.items():
+            out[k] = sp.factor(sp.cancel(self.expand_eliminated(v))) if v.free_symbols & set(self.eliminated) else v
+        return out
+
+    def latex_names(self, extra: dict | None = None) -> dict:
+        """LaTeX names: tangents d<u>_d<p> as ∂_p u, plus ``extra`` (e.g. λ for ``lam``)."""
+        names = dict(extra or {})
+        syms = set(self.unknowns) | set(self.parameters)
+        for e in self.outputs.values():
+            syms |= e.free_symbols
+        for u in syms:
+            m = re.fullmatch(r"d(\w+?)_d(\w+)", u.name)
+            if m and u not in names:
+                inner, wrt = sp.Symbol(m.group(1)), sp.Symbol(m.group(2))
+                names[u] = rf"\partial_{{{names.get(wrt, sp.latex(wrt))}}} {sp.latex(inner)}"
+        return names
+
+    def latex(self, *, outputs: bool = True, symbol_names: dict | None = None) -> str:
         """The system as a LaTeX ``aligned`` environment (equations, then outputs)."""
-        lines = [f"{sp.latex(e)} &= 0" for e in self.equations]
+        names = self.latex_names(symbol_names)
+
+        def tex(e):
+            return sp.latex(e, symbol_names=names)
+
+        lines = [f"{tex(self._display(e))} &= 0" for e in self.equations]
         if outputs:
-            for k, v in self.outputs.items():
-                lines.append(f"\\mathrm{{{k}}} &= {sp.latex(v)}")
+            for k, v in self._display_outputs().items():
+                label = k.replace("_", r"\_")
+                lines.append(f"\\mathrm{{{label}}} &= {tex(v)}")
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
     def pretty(self) -> str:
@@ -157,7 +192,7 @@ class EquationSystem:
         if self.description:
             out.append(self.description)
         for e in self.equations:
-            out.append(sp.pretty(sp.Eq(e, 0), use_unicode=True))
-        for k, v in self.outputs.items():
+            out.append(sp.pretty(sp.Eq(self._display(e), 0), use_unicode=True))
+        for k, v in self._display_outputs().items():
             out.append(f"{k} = " + sp.pretty(v, use_unicode=True))
         return "\n\n".join(out)

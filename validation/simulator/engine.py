@@ -31,7 +31,7 @@ from asymptotics.activations import Activation
 from asymptotics.errors import AsymptoticsError
 
 from .kernels import student_kernels
-from .linalg import RidgeSolution, ridge_solve, top_singular
+from .linalg import RidgeSolution, gram, ridge_solve, top_eigs
 from .rng import Streams
 from .static_kernels import subtract_outer
 
@@ -136,16 +136,22 @@ def train_first_layer(
 
 
 def _gradient_measurements(ctx: RunContext, G, X, y, c, n) -> dict:
-    d, N = G.shape
-    rng = ctx.streams.generator("linalg", 0)
-    s, _, _ = top_singular(G, k=2, rng=rng)
+    """s₂(G)/s₁(G) and ‖G − g cᵀ‖/‖G‖ with g = μ1 Xᵀy/n, from one Gram matrix: the Gram matrix of
+    G − g cᵀ is a rank-two update of that of G."""
+    K, side = gram(G)
+    s = np.sqrt(np.maximum(top_eigs(K, 2, ctx.streams.generator("linalg", 0))[0], 0.0))
     g = (ctx.mu1 / n) * (X.T @ y)  # A = g cᵀ
-    mv = lambda v: G @ v - g * (c @ v)  # noqa: E731
-    rmv = lambda u: G.T @ u - c * (g @ u)  # noqa: E731
-    sd, _, _ = top_singular((mv, rmv), (d, N), k=1, rng=ctx.streams.generator("linalg", 1))
+    if side == "left":  # (G − gcᵀ)(G − gcᵀ)ᵀ = GGᵀ − (Gc)gᵀ − g(Gc)ᵀ + ‖c‖² ggᵀ
+        p, q, w = G @ c, g, float(c @ c)
+    else:  # (G − gcᵀ)ᵀ(G − gcᵀ) = GᵀG − (Gᵀg)cᵀ − c(Gᵀg)ᵀ + ‖g‖² ccᵀ
+        p, q, w = G.T @ g, c, float(g @ g)
+    subtract_outer(K, p, q, 1.0)
+    subtract_outer(K, q, p, 1.0)
+    subtract_outer(K, q, q, -w)
+    sd = math.sqrt(max(top_eigs(K, 1, ctx.streams.generator("linalg", 1))[0][0], 0.0))
     s1 = float(s[0])
     return {
-        "rank1_error": float(sd[0]) / s1 if s1 > 0 else math.nan,
+        "rank1_error": sd / s1 if s1 > 0 else math.nan,
         "gradient_sv_ratio": float(s[1]) / s1 if (s1 > 0 and len(s) > 1) else 0.0,
     }
 

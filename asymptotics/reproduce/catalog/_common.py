@@ -17,7 +17,11 @@ from ...figures import (
     threshold_line,
 )
 
-__all__ = ["act_label", "standard_plot", "allowance", "fmt", "sim_caption", "log_grid"]
+#: σ_ε for matplotlib titles (mathtext)
+NOISE_TEX = r"$\sigma_\varepsilon$"
+RISK_LABEL = "prediction risk  E(f̂(x) − f*(x))²"
+
+__all__ = ["NOISE_TEX", "RISK_LABEL", "act_label", "standard_plot", "allowance", "fmt", "sim_caption", "log_grid"]
 
 _NAMES = {"tanh": "tanh", "erf": "erf", "relu": "ReLU", "softplus": "SoftPlus", "sin": "sin", "sigmoid": "sigmoid"}
 _ODD = {"tanh", "erf", "sin"}
@@ -60,35 +64,76 @@ def sim_caption(d: int, seeds: int, n_test: int | None = None, extra: str = "") 
     return s + (f"; {extra}" if extra else "")
 
 
-def standard_plot(data, *, xlabel: str, ylabel: str, title: str, xscale: str = "linear", yscale: str = "linear",
-                  legend_loc: str = "best", ylim=None, xlim=None, width: float = 4.8, height: float = 3.5):
-    """Draw a :class:`FigureData`: curves (lines), points (markers ± 2 s.e.), bounds (dashed),
-    thresholds (dotted), rate lines (dash-dot). Returns the figure."""
-    fig, ax = new_figure(width=width, height=height)
-    for c in data.curves:
-        theory_line(ax, c.x, c.y, label=c.label, i=c.group, style=c.style)
-    for p in data.points:
-        simulation_markers(ax, p.x, p.mean, p.se, label=p.label, i=p.group)
-    xs = [v for c in data.curves for v in c.x] + [v for p in data.points for v in p.x]
-    for ln in data.lines:
-        col = color(ln.group) if ln.group is not None else None
-        if ln.kind == "bound":
-            kw = {"color": col} if col else {}
-            kernel_bound_line(ax, ln.value, label=ln.label, **kw)
-        elif ln.kind == "threshold":
-            kw = {"color": col} if col else {}
-            threshold_line(ax, ln.value, label=ln.label, **kw)
-        elif ln.kind == "rate" and xs:
-            x = np.geomspace(min(xs), max(xs), 50)
-            rate_line(ax, x, ln.value, ln.anchor_y, ln.slope, label=ln.label)
-    ax.set_xscale(xscale)
-    ax.set_yscale(yscale)
-    if ylim:
-        ax.set_ylim(*ylim)
-    if xlim:
-        ax.set_xlim(*xlim)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(loc=legend_loc)
+def standard_plot(data, panels, *, suptitle: str | None = None, width: float = 4.8, height: float = 3.6):
+    """Draw a :class:`FigureData` on ``len(panels)`` side-by-side axes.
+
+    Each panel is a dict with ``xlabel``, ``ylabel``, ``title`` and optionally ``xscale``, ``yscale``,
+    ``xlim``, ``ylim``, ``legend_loc`` (``None``: no legend). Curves are lines, points are markers
+    with ± 2 s.e. error bars, ``bound`` lines dashed horizontals, ``threshold`` lines dotted
+    verticals, ``rate`` lines thin dash-dot power laws. Returns the figure.
+    """
+    fig, axes = new_figure(ncols=len(panels), width=width, height=height)
+    axes = np.atleast_1d(axes)
+    for k, (ax, spec) in enumerate(zip(axes, panels, strict=True)):
+        for c in data.curves:
+            if c.panel == k:
+                theory_line(ax, c.x, c.y, label=c.label, i=c.group, style=c.style)
+        for p in data.points:
+            if p.panel == k:
+                simulation_markers(ax, p.x, p.mean, p.se, label=p.label, i=p.group)
+        xs = [v for c in data.curves if c.panel == k for v in c.x] + [v for p in data.points if p.panel == k for v in p.x]
+        for ln in data.lines:
+            if ln.panel != k:
+                continue
+            kw = {"color": color(ln.group)} if ln.group is not None else {}
+            if ln.kind == "bound":
+                kernel_bound_line(ax, ln.value, label=ln.label, **kw)
+            elif ln.kind == "threshold":
+                threshold_line(ax, ln.value, label=ln.label, **kw)
+            elif ln.kind == "rate" and xs:
+                x = np.geomspace(min(xs), max(xs), 50)
+                rate_line(ax, x, ln.value, ln.anchor_y, ln.slope, label=ln.label)
+        ax.set_xscale(spec.get("xscale", "linear"))
+        ax.set_yscale(spec.get("yscale", "linear"))
+        if spec.get("xlim"):
+            ax.set_xlim(*spec["xlim"])
+        if spec.get("ylim"):
+            ax.set_ylim(*spec["ylim"])
+        ax.set_xlabel(spec["xlabel"])
+        ax.set_ylabel(spec["ylabel"])
+        if spec.get("title"):
+            ax.set_title(spec["title"])
+        loc = spec.get("legend_loc", "best")
+        if loc is not None:
+            ax.legend(loc=loc, ncols=spec.get("legend_ncols", 1))
+    if suptitle:
+        fig.suptitle(suptitle)
     return fig
+
+
+def points_from(sims, xs, quantity: str, label: str, *, group: int = 0, panel: int = 0, d: int | None = None,
+                seeds: int | None = None, params: dict | None = None):
+    """A :class:`Points` series from simulation results (one per x)."""
+    from ..data import Points
+
+    means, ses = zip(*(s.value(quantity) for s in sims), strict=True) if sims else ((), ())
+    return Points(label, list(xs), list(means), list(ses), quantity, params=dict(params or {}), d=d, seeds=seeds,
+                  group=group, panel=panel)
+
+
+def add_comparisons(data, points, theory, *, x_name: str, fixed: dict, rel: float, absolute: float = 0.0,
+                    z_max: float = 3.0, note: str = "", skip=None):
+    """Append one comparison per simulated point of ``points`` against ``theory`` (same order).
+
+    ``rel``/``absolute``: the finite-size allowance at d = 1000, scaled as √(1000/d) (see
+    :func:`allowance`); ``skip(x)`` excludes points (e.g. at a threshold, stated in the notes)."""
+    from ..data import compare
+
+    for x, m, s, t in zip(points.x, points.mean, points.se, theory, strict=True):
+        if skip is not None and skip(x):
+            continue
+        if not (math.isfinite(m) and math.isfinite(t)):
+            continue
+        data.comparisons.append(compare(data.name, points.quantity, {**fixed, x_name: x}, t, m, s,
+                                        d=points.d, allowance=allowance(t, points.d, rel, absolute=absolute),
+                                        z_max=z_max, note=note))

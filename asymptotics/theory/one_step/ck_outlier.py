@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ...errors import ConvergenceError, ParameterError
+from ...errors import ConvergenceError
 from ...random_matrix import mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
 from ._checks import broadcast_params
@@ -129,11 +129,19 @@ class CKSpectrum:
 
 def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
     """The trained-CK spike (see the module docstring); broadcast over ``psi1, psi2, eta``."""
-    if model.mu1 == 0:
-        raise ParameterError("student", model.student or "σ", "an activation with μ1 ≠ 0 for the CK spike",
-                             "μ1 = 0: Σ₁ = μ2² I has no bulk structure and W₁ no spike")
     psi1, psi2, eta, th, _ = _theta(model, psi1, psi2, eta)
     scalar = psi1.ndim == 0
+
+    def o(a):
+        a = np.asarray(a)
+        return a.item() if scalar else a
+
+    if model.mu1 == 0:
+        # degenerate: Σ₁ = μ2² I (no spike, no bulk structure); S is μ2²·MP(c), top edge μ2²(1 + √c)²
+        model.warn_if_degenerate()
+        edge = model.mu2_sq * (1 + np.sqrt(psi2 / psi1)) ** 2
+        return CKSpectrum(population_spike=o(np.full(psi1.shape, model.mu2_sq)), separated=o(np.zeros(psi1.shape, bool)),
+                          outlier=o(edge), bulk_edge=o(edge), top_eigenvalue=o(edge), gram_top_eigenvalue=o(psi1 / psi2 * edge))
     ell = np.asarray(population_spike(model, psi1, psi2, eta), dtype=float)
     has_pop_spike = (th > 0) & (th**2 > psi2)
     edge = np.empty(psi1.shape)
@@ -149,10 +157,5 @@ def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
         else:
             x[idx] = edge[idx]
     gram = psi1 / psi2 * x
-
-    def o(a):
-        a = np.asarray(a)
-        return a.item() if scalar else a
-
     return CKSpectrum(population_spike=o(ell), separated=o(sep), outlier=o(x), bulk_edge=o(edge),
                       top_eigenvalue=o(x), gram_top_eigenvalue=o(gram))

@@ -68,19 +68,22 @@ def mp_inverse() -> sp.Expr:
     return sp.simplify(zz[0])
 
 
-def woodbury_quadratic_form(left, right, U, C, gram, R):
-    """aᵀ(R⁻¹ + U C Uᵀ)⁻¹ b given the deterministic equivalents.
+def woodbury_quadratic_form(left, right, U, C, gram, V=None):
+    """aᵀ(R⁻¹ + U C Vᵀ)⁻¹ b by the Woodbury identity, given deterministic equivalents.
 
-    ``gram(x, y)`` returns the equivalent of xᵀ R y for the symbolic vectors x, y; ``U`` is a list
-    of the perturbation's column vectors, ``C`` the sympy capacitance matrix. Returns the sympy
-    expression aᵀRb − (aᵀRU)(C⁻¹ + UᵀRU)⁻¹(UᵀRb).
+    ``gram(x, y)`` returns the equivalent of xᵀ R y for the symbolic vectors x, y (R need not be
+    symmetric); ``U``, ``V`` are lists of the perturbation's column vectors (``V`` defaults to
+    ``U``), ``C`` the sympy capacitance matrix. Returns the sympy expression
+
+        aᵀRb − (aᵀRU)(C⁻¹ + VᵀRU)⁻¹(VᵀRb).
     """
+    V = U if V is None else V
     k = len(U)
-    UtRU = sp.Matrix(k, k, lambda i, j: gram(U[i], U[j]))
+    VtRU = sp.Matrix(k, k, lambda i, j: gram(V[i], U[j]))
     aRU = sp.Matrix(1, k, lambda _, j: gram(left, U[j]))
-    URb = sp.Matrix(k, 1, lambda i, _: gram(U[i], right))
-    core = (C.inv() + UtRU).inv()
-    return R(left, right) - (aRU * core * URb)[0, 0]
+    VRb = sp.Matrix(k, 1, lambda i, _: gram(V[i], right))
+    core = (C.inv() + VtRU).inv()
+    return gram(left, right) - (aRU * core * VRb)[0, 0]
 
 
 def _left_gram():
@@ -138,16 +141,9 @@ def spike_expressions() -> dict[str, sp.Expr]:
     C = sp.Matrix([[_theta**2, _theta], [_theta, 0]])
     zm = mp_inverse()
 
-    def R_left(a, b):
-        return _left_gram()(a, b)
-
-    q1 = woodbury_quadratic_form("beta", "beta", ["u", "W0v"], C, _left_gram(), R_left)
-    qu = woodbury_quadratic_form("u", "u", ["u", "W0v"], C, _left_gram(), R_left)
-
-    def R_right(a, b):
-        return _right_gram()(a, b)
-
-    qv = woodbury_quadratic_form("v", "v", ["v", "W0tu"], C, _right_gram(), R_right)
+    q1 = woodbury_quadratic_form("beta", "beta", ["u", "W0v"], C, _left_gram())
+    qu = woodbury_quadratic_form("u", "u", ["u", "W0v"], C, _left_gram())
+    qv = woodbury_quadratic_form("v", "v", ["v", "W0tu"], C, _right_gram())
 
     q0 = _left_gram()("beta", "beta")
     delta = _to_mbar(q0 - q1)

@@ -241,6 +241,7 @@ class Spike:
 
 def spike(model: OneStepModel, psi1, psi2, eta) -> Spike:
     """All spike quantities of :mod:`this module <.spike>` at once (broadcast over the inputs)."""
+    model.warn_if_degenerate()
     psi1, psi2, eta, th, th1 = _theta(model, psi1, psi2, eta)
     scalar = th.ndim == 0
     up = _above(th, psi2)

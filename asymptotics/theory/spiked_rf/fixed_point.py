@@ -367,7 +367,7 @@ def _check_point(alpha, beta, lam):
 def _reduced_solve(model, alpha, beta, lam, prior, solver, x0):
     ratio = alpha / beta
     # zero student nonlinearity and zero ridge: the prior operator is singular
-    if lam == 0.0 and not np.any(model.mu2_sq > 0):
+    if lam == 0.0 and float(np.max(model.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(model.mu1**2))):
         raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
     if prior == "block-mp":
         K = model.K

@@ -177,7 +177,8 @@ class SpikedRFParameters:
         out = {"r": self.r, "c": self.c, "gamma": self.gamma, "rho": self.rho}
         if not self.readout.is_uniform:
             out.update(bulk=list(self.bulk), spikes=list(self.spikes), readout=self.readout.as_dict())
-        out.update(dict(self.source))
+        # α0 = ∞ (isotropic limit) is written as the string "inf" (JSON has no infinity)
+        out.update({k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in self.source})
         return out
 
 

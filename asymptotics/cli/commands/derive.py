@@ -1,0 +1,68 @@
+"""``asymptotics derive SYSTEM [--latex]``: print the self-consistent equations the symbolic engine
+derives from a pencil (``asymptotics derive --list`` lists the systems)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def derive_command(
+    system: Annotated[str | None, typer.Argument(help="A registered system (see --list), e.g. rf_ridge_traces.")] = None,
+    latex: Annotated[bool, typer.Option("--latex", help="Print LaTeX (pencil and aligned equations).")] = False,
+    list_: Annotated[bool, typer.Option("--list", help="List the registered systems and exit.")] = False,
+    pencil: Annotated[bool, typer.Option("--pencil/--no-pencil", help="Also print the pencil it is derived from.")] = True,
+    full: Annotated[bool, typer.Option("--full", help="Also print the eliminated unknowns and derivation notes.")] = False,
+    code: Annotated[bool, typer.Option("--code", help="Print the path of the generated compiled module (lowers it).")] = False,
+) -> None:
+    """Print the equations of a system derived by the matrix Dyson rule (20-pencils.md)."""
+    import sympy as sp
+
+    from ...errors import ParameterError
+    from ...symbolic import LATEX_NAMES, get_system, list_systems
+    from ...symbolic.registry import get_entry
+
+    if list_ or system is None:
+        width = max(len(k) for k in list_systems())
+        for k, v in list_systems().items():
+            typer.echo(f"{k:<{width}}  {v}")
+        if system is None and not list_:
+            raise ParameterError("system", None, "a registered system name (see asymptotics derive --list)")
+        return
+    entry = get_entry(system)
+    S = get_system(system)
+    P = entry.pencil() if (pencil and entry.pencil is not None) else None
+    if latex:
+        typer.echo(f"% {S.name}: {entry.description}")
+        if P is not None:
+            typer.echo(f"% pencil {P.name}: block sizes {', '.join(map(str, P.sizes))} (× L)")
+            typer.echo(P.latex(LATEX_NAMES))
+        typer.echo(S.latex(symbol_names=LATEX_NAMES))
+        if full and S.eliminated:
+            names = S.latex_names(LATEX_NAMES)
+            lines = [f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
+                     for k, v in S.eliminated.items()]
+            typer.echo("% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}")
+    else:
+        typer.echo(f"{S.name}: {entry.description}")
+        if P is not None:
+            typer.echo(f"\npencil {P.name}: blocks of relative sizes ({', '.join(map(str, P.sizes))}) × L")
+            typer.echo(sp.pretty(sp.Matrix(P.q0), use_unicode=True) + "  (deterministic part q0)")
+            for g in P.gaussians:
+                typer.echo(f"  block ({g.row},{g.col}): {g.coeff}·{g.name}{'ᵀ' if g.transpose else ''}")
+        typer.echo("")
+        typer.echo(S.pretty())
+        if full:
+            for k, v in S.eliminated.items():
+                typer.echo(f"\n{k} = " + sp.pretty(v, use_unicode=True))
+            for n in S.notes:
+                typer.echo(f"note: {n}")
+    if code:
+        from ...codegen import lower
+
+        typer.echo(f"\ngenerated module: {lower(system).path}", err=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("derive")(derive_command)

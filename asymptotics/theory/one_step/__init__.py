@@ -1,0 +1,87 @@
+r"""One gradient step at η = Θ(1) (Ba, Erdogdu, Suzuki, Wang, Wu & Yang 2022): the spike of W₁ and
+its alignment, the trained conjugate-kernel outlier, the risks R0, R1 and δ = R0 − R1 by three
+independent routes, and their limits. Mathematics: ``shared/theory/10-one-step.md`` §2–§5, §7;
+guide: ``docs/one-step.md``.
+
+Everything takes a :class:`OneStepModel` (μ1, μ2², μ1*, μ2*², σ_ε — build it with
+:meth:`OneStepModel.from_activations`) and broadcasts over numpy arrays of ψ1 = n/d, ψ2 = N/d,
+λ and η (Ba et al.'s convention throughout).
+
+=====================================  ==========================================================
+:mod:`.spike`                          s², ρ², θ1², θ2², θ², BBP (θ⁴ > ψ2, η_c), s₁(W₁)², overlaps,
+                                       ‖W₁ᵀβ*‖², Q₀, Q₁, Δ, Δ' (rank-one algebra derived in
+                                       :mod:`.derivation`)
+:mod:`.ck_outlier`                     the trained-CK spike (spiked-covariance outlier map)
+:mod:`.risk_mei_montanari`             route A: R0 by Mei–Montanari's closed form
+:mod:`.risk_deterministic_equivalent`  route B: R0, R1, δ via the effective ridge κ
+:mod:`.route_pencil`                   route C: R0, R1, δ from the linear pencil (derivation
+                                       engine + compiled solver)
+:mod:`.limits`                         μ2*² floor, ψ1 → ∞ and ψ2 → ∞
+=====================================  ==========================================================
+
+>>> m = OneStepModel.from_activations("tanh", "tanh", noise=0.1)
+>>> r = risk(m, psi1=1.0, psi2=0.5, lam=0.1, eta=3.0)
+>>> round(r.delta, 4)                         # simulation d = 800: 0.0955 ± 0.0044
+0.0951
+"""
+
+from __future__ import annotations
+
+from .ck_outlier import CKSpectrum, ck_bulk_edge, ck_outlier
+from .limits import (
+    best_linear_floor,
+    delta_infinite_samples,
+    delta_infinite_samples_ridgeless,
+    delta_infinite_width_coefficient,
+    infinite_width_ridge,
+    risk0_infinite_samples,
+    risk0_infinite_width,
+    risk1_infinite_samples,
+)
+from .model import OneStepModel
+from .risk import ROUTES, risk
+from .risk_deterministic_equivalent import EffectiveRidge, RiskResult, effective_ridge
+from .spike import (
+    Spike,
+    alignment_readout,
+    alignment_teacher,
+    bbp_separated,
+    critical_learning_rate,
+    rectangular_spike,
+    spike,
+    spike_correction,
+    spike_correction_derivative,
+    spike_strength_sq,
+    top_singular_value_sq,
+)
+
+__all__ = [
+    "OneStepModel",
+    "risk",
+    "ROUTES",
+    "RiskResult",
+    "EffectiveRidge",
+    "effective_ridge",
+    "Spike",
+    "spike",
+    "rectangular_spike",
+    "spike_strength_sq",
+    "bbp_separated",
+    "critical_learning_rate",
+    "top_singular_value_sq",
+    "alignment_teacher",
+    "alignment_readout",
+    "spike_correction",
+    "spike_correction_derivative",
+    "CKSpectrum",
+    "ck_outlier",
+    "ck_bulk_edge",
+    "best_linear_floor",
+    "risk0_infinite_samples",
+    "delta_infinite_samples",
+    "risk1_infinite_samples",
+    "delta_infinite_samples_ridgeless",
+    "infinite_width_ridge",
+    "risk0_infinite_width",
+    "delta_infinite_width_coefficient",
+]

@@ -1,0 +1,74 @@
+"""``asymptotics theory srf``: output keys, reference values, grids, failures and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asymptotics.cli.app import main
+from asymptotics.results import Result
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_srf_json_keys_and_values(capsys):
+    code, out, err = run(["theory", "srf", "--alpha", "0.5,1.5,3", "--alpha0", "1", "--beta", "1", "--eta-tilde", "5",
+                          "--lam", "0.01", "--student", "tanh", "--teacher", "tanh", "--format", "json"], capsys)
+    assert code == 0, err
+    obj = json.loads(out)
+    rows = obj["rows"]
+    assert [r["alpha"] for r in rows] == [0.5, 1.5, 3.0]
+    for key in ("test_error", "train_error", "r", "c", "gamma", "V1", "V2", "q1", "q2", "m", "t", "psi",
+                "V1hat", "V2hat", "q1hat", "q2hat", "that", "psihat", "status", "residual"):
+        assert key in rows[0], key
+    # 30-spiked-rf.md §8: 0.316, 0.319, 0.191; c = 1.961
+    assert [round(r["test_error"], 3) for r in rows] == [0.316, 0.319, 0.191]
+    assert round(rows[0]["c"], 3) == 1.961
+    assert obj["meta"]["command"] == "theory srf" and obj["meta"]["activations"]["student"]["name"] == "tanh"
+
+
+def test_srf_model_and_readout(capsys, tmp_path):
+    out = tmp_path / "k2.csv"
+    code, _, err = run(["theory", "srf", "--alpha", "3", "--c", "1", "--r", "1.5", "--gamma", "1", "--lam", "0.01",
+                        "--teacher", "sin", "--readout", "0.3,1.7:0.5,0.5", "--format", "csv", "--out", str(out)], capsys)
+    assert code == 0, err
+    row = Result.read(out).rows[0]
+    assert round(row["test_error"], 4) == 0.0147  # §7
+
+
+def test_srf_isotropic_limit(capsys):
+    code, out, err = run(["theory", "srf", "--alpha", "300", "--alpha0", "inf", "--eta-tilde", "3", "--teacher", "sin",
+                          "--format", "json"], capsys)
+    assert code == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["alpha0"] == "inf" and row["gamma"] == 1.0 and round(row["test_error"], 4) == 0.0196
+
+
+def test_srf_failure_reported(capsys):
+    code, out, err = run(["theory", "srf", "--alpha", "0.5,1", "--alpha0", "1", "--eta-tilde", "5", "--lam", "0"], capsys)
+    assert code == 2 and "error:" in err and "Traceback" not in err
+    code, out, err = run(["theory", "srf", "--alpha", "1,3", "--alpha0", "1", "--eta-tilde", "5", "--lam", "0",
+                          "--keep-going", "--format", "json"], capsys)
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert rows[0]["test_error"] is None and rows[0]["status"] != "converged"
+    assert rows[1]["test_error"] > 0 and rows[1]["status"] == "converged"
+
+
+@pytest.mark.parametrize("args", [
+    ["--alpha", "-1", "--alpha0", "1", "--eta-tilde", "1"],
+    ["--alpha", "1", "--alpha0", "1"],
+    ["--alpha", "1", "--alpha0", "1", "--eta-tilde", "1", "--r", "1"],
+    ["--alpha", "1", "--c", "1", "--r", "1", "--gamma", "2"],
+    ["--alpha", "1", "--alpha0", "1", "--eta-tilde", "1", "--readout", "0.3,1.7:0.2,0.2"],
+    ["--alpha", "1", "--alpha0", "1", "--eta-tilde", "1", "--student", "__import__('os')"],
+    ["--alpha", "1", "--alpha0", "1", "--eta-tilde", "1", "--tol", "0"],
+])
+def test_srf_bad_input(args, capsys):
+    code, _, err = run(["theory", "srf", *args], capsys)
+    assert code == 2 and "error: invalid" in err and "Traceback" not in err
