@@ -108,7 +108,10 @@ def plain_cui(d, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_tes
     ahat = np.linalg.inv(Phi.T @ Phi + lam * np.eye(p)) @ Phi.T @ y
     Xt = rng.standard_normal((n_test, d))
     pred = np.tanh(Xt @ W1.T) / np.sqrt(p) @ ahat
-    return {"test_error": np.mean((pred - np.tanh(Xt @ theta)) ** 2), "train_error": np.mean((Phi @ ahat - y) ** 2)}
+    return {
+        "test_error": np.mean((pred - np.tanh(Xt @ theta)) ** 2),
+        "train_error": np.mean((Phi @ ahat - y) ** 2),
+    }
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
@@ -183,29 +186,49 @@ def main():
         n = N = d
         flops = ba_flops(d, n, N, args.n_test)
         for mode, measure, full in (("risk", ("risk",), False), ("full", ("risk", "spike", "ck"), True)):
-            cfg = BaConfig(d=d, psi1=1.0, psi2=1.0, eta=1.0, lam=1e-3, noise=0.1, n_test=args.n_test, measure=measure)
+            cfg = BaConfig(
+                d=d, psi1=1.0, psi2=1.0, eta=1.0, lam=1e-3, noise=0.1, n_test=args.n_test, measure=measure
+            )
             t_sim, res = best_time(lambda cfg=cfg: simulate(cfg, seeds=1, root_seed=0), args.repeats)
-            t_plain, pl = best_time(lambda full=full: plain_ba(d, n_test=args.n_test, full=full), args.repeats)
+            t_plain, pl = best_time(
+                lambda full=full, d=d: plain_ba(d, n_test=args.n_test, full=full), args.repeats
+            )
             frac = flops / t_sim / rate
             rows.append((d, mode, t_plain, t_sim, t_plain / t_sim, flops / 1e9, frac, res.mean, pl))
             print(f"d={d} {mode}: plain {t_plain:.2f} s, simulator {t_sim:.2f} s, ratio {t_plain / t_sim:.2f}, "
                   f"{flops / 1e9:.0f} GFLOP -> {100 * frac:.0f}% of the BLAS bound", flush=True)  # fmt: skip
 
     # Cui point
-    cui_cfg = CuiConfig(d=2000, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_test=5000, measure=("risk",))
+    cui_cfg = CuiConfig(
+        d=2000, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_test=5000, measure=("risk",)
+    )
     t_cui, cui_res = best_time(lambda: simulate(cui_cfg, seeds=1, root_seed=0), args.repeats)
-    t_cui_spike, _ = best_time(lambda: simulate(cui_cfg.replace(measure=("risk", "spike")), seeds=1), args.repeats)
+    t_cui_spike, _ = best_time(
+        lambda: simulate(cui_cfg.replace(measure=("risk", "spike")), seeds=1), args.repeats
+    )
     t_cui_plain, cui_pl = best_time(lambda: plain_cui(2000), args.repeats)
-    print(f"Cui d=p=2000: simulator {t_cui:.2f} s (+spike {t_cui_spike:.2f} s), plain {t_cui_plain:.2f} s", flush=True)
+    print(
+        f"Cui d=p=2000: simulator {t_cui:.2f} s (+spike {t_cui_spike:.2f} s), plain {t_cui_plain:.2f} s",
+        flush=True,
+    )
 
     mem = None
     if not args.skip_memory:
         env = dict(os.environ)
         code = _MEMORY_CHILD.format(d=args.memory_d, n_test=args.n_test)
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=Path(__file__).parents[1])
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=Path(__file__).parents[1],
+        )
         if proc.returncode == 0:
             mem = json.loads(proc.stdout.strip().splitlines()[-1])
-            print(f"memory d={args.memory_d}: {mem['maxrss_kb'] / 2**20:.2f} GiB peak RSS, {mem['elapsed']:.1f} s", flush=True)
+            print(
+                f"memory d={args.memory_d}: {mem['maxrss_kb'] / 2**20:.2f} GiB peak RSS, {mem['elapsed']:.1f} s",
+                flush=True,
+            )
         else:
             print(proc.stderr, file=sys.stderr)
     load1 = os.getloadavg()
@@ -221,15 +244,21 @@ def main():
         f"{args.repeats})."
     )
     lines.append("")
-    lines.append(f"## Ba et al. protocol (tanh/tanh, ψ1 = ψ2 = 1, η = 1, λ = 1e-3, σ_ε = 0.1, n_test = {args.n_test}, one seed)")
+    lines.append(
+        f"## Ba et al. protocol (tanh/tanh, ψ1 = ψ2 = 1, η = 1, λ = 1e-3, σ_ε = 0.1, n_test = {args.n_test}, one seed)"
+    )
     lines.append("")
-    lines.append("| d | measurements | plain numpy (s) | simulator (s) | speed-up | GFLOP counted | fraction of BLAS bound |")
+    lines.append(
+        "| d | measurements | plain numpy (s) | simulator (s) | speed-up | GFLOP counted | fraction of BLAS bound |"
+    )
     lines.append("|---:|---|---:|---:|---:|---:|---:|")
     for d, mode, tp, ts, ratio, gf, frac, _, _ in rows:
         what = "R0, R1, δ" if mode == "risk" else "R0, R1, δ + spike + rank-one error + CK"
         lines.append(f"| {d} | {what} | {tp:.2f} | {ts:.2f} | {ratio:.2f}× | {gf:.0f} | {100 * frac:.0f} % |")
     lines.append("")
-    lines.append("Values (one seed; the two implementations draw different random numbers, so they agree only statistically):")
+    lines.append(
+        "Values (one seed; the two implementations draw different random numbers, so they agree only statistically):"
+    )
     lines.append("")
     lines.append("| d | quantity | plain numpy | simulator |")
     lines.append("|---:|---|---:|---:|")
@@ -239,18 +268,24 @@ def main():
         for k in ("risk0", "risk1", "delta", "overlap_beta", "top_sv2", "rank1_error", "ck_outlier"):
             lines.append(f"| {d} | {k} | {pl[k]:.4f} | {mean[k]:.4f} |")
     lines.append("")
-    lines.append("## Cui et al. protocol (d = p = 2000, α = α0 = 1, η̃ = 1, λ = 0.01, 5000 test points, one seed)")
+    lines.append(
+        "## Cui et al. protocol (d = p = 2000, α = α0 = 1, η̃ = 1, λ = 0.01, 5000 test points, one seed)"
+    )
     lines.append("")
     lines.append("| implementation | time (s) | test error |")
     lines.append("|---|---:|---:|")
-    lines.append(f"| plain numpy, explicit inverse (as the public notebook) | {t_cui_plain:.2f} | {cui_pl['test_error']:.4f} |")
+    lines.append(
+        f"| plain numpy, explicit inverse (as the public notebook) | {t_cui_plain:.2f} | {cui_pl['test_error']:.4f} |"
+    )
     lines.append(f"| simulator, test/train error | {t_cui:.2f} | {cui_res.mean['test_error']:.4f} |")
     lines.append(f"| simulator, + spike and measured r, c, γ | {t_cui_spike:.2f} | |")
     lines.append("")
     lines.append("The public notebook takes about 7 s per point on 2 cores (30-spiked-rf.md §8).")
     lines.append("")
     if mem is not None:
-        lines.append(f"## Memory (d = {args.memory_d}, ψ1 = ψ2 = 2: n = N = {2 * args.memory_d}, all measurements, n_test = {args.n_test}, one seed)")
+        lines.append(
+            f"## Memory (d = {args.memory_d}, ψ1 = ψ2 = 2: n = N = {2 * args.memory_d}, all measurements, n_test = {args.n_test}, one seed)"
+        )
         lines.append("")
         lines.append(
             f"Peak resident set size {mem['maxrss_kb'] / 2**20:.2f} GiB (limit 8 GB), wall time {mem['elapsed']:.1f} s "

@@ -29,8 +29,8 @@ from asymptotics.errors import DegenerateWarning, ParameterError
 from validation.simulator import (
     BaConfig,
     CuiConfig,
-    SRFConfig,
     SimulationResult,
+    SRFConfig,
     config_class,
     measurement_names,
     simulate,
@@ -112,7 +112,18 @@ def close(res: SimulationResult, name: str, ref: float, z: float = 3.5, allowanc
 def test_linear_ols_exact_finite_d():
     # λ = 0, N < n: OLS on z = Wᵀx with Gaussian extra noise A = ‖(I − P)β‖², E A = 1 − N/d exactly, and
     # E tr(Σ(ZᵀZ)⁻¹) = N/(n − N − 1): E R0 = (1 − N/d)(n − 1)/(n − N − 1) + σ² N/(n − N − 1) at finite d.
-    cfg = BaConfig("linear", "linear", d=200, psi1=1.5, psi2=0.5, lam=0.0, noise=0.5, eta=0.0, n_test=4000, measure=("risk",))
+    cfg = BaConfig(
+        "linear",
+        "linear",
+        d=200,
+        psi1=1.5,
+        psi2=0.5,
+        lam=0.0,
+        noise=0.5,
+        eta=0.0,
+        n_test=4000,
+        measure=("risk",),
+    )
     res = simulate(cfg, seeds=8, root_seed=11)
     d, N, n = cfg.d, cfg.N, cfg.n
     exact = (1 - N / d) * (n - 1) / (n - N - 1) + cfg.noise**2 * N / (n - N - 1)
@@ -125,9 +136,22 @@ def test_linear_ols_exact_finite_d():
     assert 0 < res.test_se["risk0"] < res.se["risk0"] * 3
 
 
-@pytest.mark.parametrize("psi1,psi2,lam,noise", [(3.0, 2.0, 0.05, 0.3), (3.0, 0.5, 0.05, 0.3), (1.0, 2.0, 0.1, 0.5)])
+@pytest.mark.parametrize(
+    "psi1,psi2,lam,noise", [(3.0, 2.0, 0.05, 0.3), (3.0, 0.5, 0.05, 0.3), (1.0, 2.0, 0.1, 0.5)]
+)
 def test_linear_ridge_marchenko_pastur(psi1, psi2, lam, noise):
-    cfg = BaConfig("linear", "linear", d=250, psi1=psi1, psi2=psi2, lam=lam, noise=noise, eta=0.0, n_test=3000, measure=("risk",))
+    cfg = BaConfig(
+        "linear",
+        "linear",
+        d=250,
+        psi1=psi1,
+        psi2=psi2,
+        lam=lam,
+        noise=noise,
+        eta=0.0,
+        n_test=3000,
+        measure=("risk",),
+    )
     res = simulate(cfg, seeds=6, root_seed=3)
     ref = linear_rf_ridge_risk(psi1, psi2, lam, noise)
     close(res, "risk0", ref, z=3.5, allowance=0.03 * ref)  # + O(1/d) finite-size allowance
@@ -136,7 +160,18 @@ def test_linear_ridge_marchenko_pastur(psi1, psi2, lam, noise):
 def test_ge_features_equal_true_features_for_linear_student():
     # σ(x) = x: μ0 = 0, μ1 = 1, μ2 = 0, so the Gaussian-equivalent features are the true ones; the GE path
     # draws its test points through the exact joint law of the projections (no d-dim inputs).
-    base = BaConfig("linear", "linear", d=150, psi1=2.0, psi2=1.0, lam=0.1, noise=0.2, eta=1.0, n_test=4000, measure=("risk",))
+    base = BaConfig(
+        "linear",
+        "linear",
+        d=150,
+        psi1=2.0,
+        psi2=1.0,
+        lam=0.1,
+        noise=0.2,
+        eta=1.0,
+        n_test=4000,
+        measure=("risk",),
+    )
     true = simulate(base, seeds=4, root_seed=5)
     ge = simulate(base.replace(features="ge"), seeds=4, root_seed=5)
     # same ridge fits (same W, data and readout): train errors agree to round-off
@@ -150,8 +185,9 @@ def test_ge_features_equal_true_features_for_linear_student():
 def test_identity_student_gradient_is_exactly_rank_one():
     cfg = BaConfig("linear", "linear", d=200, psi1=2.0, psi2=1.0, noise=0.3, eta=1.0, measure=("spike",))
     res = simulate(cfg, seeds=3, root_seed=1)
-    # σ' ≡ 1: G₀ = Xᵀ(y − f₀)aᵀ/(n√N) exactly
-    assert res.mean["gradient_sv_ratio"] < 1e-10
+    # σ' ≡ 1: G₀ = Xᵀ(y − f₀)aᵀ/(n√N) exactly (singular values come from the Gram matrix, so a zero s₂ is
+    # resolved to √ε·s₁ ≈ 1e-8; for tanh the ratio is ≈ 0.06 at this size)
+    assert res.mean["gradient_sv_ratio"] < 1e-6
     # A uses y instead of y − f₀: ‖G₀ − A‖/‖G₀‖ = ‖Xᵀf₀‖/‖Xᵀ(y − f₀)‖ with f₀ = Xv, v = W₀a/√N, ‖v‖² ≈ 1/N;
     # E‖XᵀXw/n‖² = ‖w‖²(1 + (d + 1)/n) for fixed w, so the ratio² ≈ (1/N)(1 + 1/ψ1) / ((1 + 1/N)(1 + 1/ψ1) + σ²/ψ1)
     N, q = cfg.N, 1 + 1 / cfg.psi1
@@ -249,11 +285,15 @@ def test_srf_model_reproduces_its_parameters_and_readout():
 
 
 def test_cui_network_and_baseline():
-    cfg = CuiConfig(d=200, alpha=2.0, alpha0=2.0, eta_tilde=3.0, lam=0.01, n_test=3000, measure=("risk", "baseline"))
+    cfg = CuiConfig(
+        d=200, alpha=2.0, alpha0=2.0, eta_tilde=3.0, lam=0.01, n_test=3000, measure=("risk", "baseline")
+    )
     res = simulate(cfg, seeds=3, root_seed=1)
     # one large step with a good first batch beats random features (30-spiked-rf.md §8 table: 0.0889 vs 0.1667
     # at η̃ = 3, α0 = 2, α = 3)
-    assert res.mean["test_error"] < res.mean["test_error0"] - 5 * math.hypot(res.se["test_error"], res.se["test_error0"])
+    assert res.mean["test_error"] < res.mean["test_error0"] - 5 * math.hypot(
+        res.se["test_error"], res.se["test_error0"]
+    )
     assert set(res.test_se) == {"test_error", "test_error0"}
 
 
@@ -315,7 +355,9 @@ def test_result_rows_and_meta():
 
 def test_singular_ridge_falls_back_and_warns():
     # λ = 0 at N = n with a linear student: the features span only d < N directions, FᵀF is singular
-    cfg = BaConfig("linear", "linear", d=50, psi1=2.0, psi2=2.0, lam=0.0, eta=0.0, n_test=500, measure=("risk",))
+    cfg = BaConfig(
+        "linear", "linear", d=50, psi1=2.0, psi2=2.0, lam=0.0, eta=0.0, n_test=500, measure=("risk",)
+    )
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         res = simulate(cfg, seeds=2)
@@ -410,7 +452,9 @@ def test_linalg_helpers_against_dense_lapack(shape):
 
     rng = np.random.default_rng(0)
     d, N = shape
-    M = rng.standard_normal((d, N)) / math.sqrt(d) + 3 * np.outer(rng.standard_normal(d), rng.standard_normal(N)) / math.sqrt(d * N)
+    M = rng.standard_normal((d, N)) / math.sqrt(d) + 3 * np.outer(
+        rng.standard_normal(d), rng.standard_normal(N)
+    ) / math.sqrt(d * N)
     U, S, Vt = np.linalg.svd(M)
     s, u1, v1 = top_singular(M, k=2, rng=np.random.default_rng(1))
     assert s == pytest.approx(S[:2], rel=1e-8)

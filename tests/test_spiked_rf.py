@@ -300,7 +300,9 @@ def test_r0_equals_random_features_risk(alpha, beta, lam):
     from asymptotics.activations import activation
 
     for t, noise in (("tanh", 0.0), ("softplus", 0.25)):
-        ours = spiked_rf(alpha, beta, lam, 1.0, 0.0, 0.0, "tanh", t, noise=noise).test_error
+        sol = spiked_rf(alpha, beta, lam, 1.0, 0.0, 0.0, "tanh", t, noise=noise)
+        ours = sol.test_error
+        assert sol.m[0] == 0.0 and abs(sol.t[0]) < 1e-15  # μ0 ≡ 0 for odd σ at r = 0: no mean direction, no 0/0
         ref = _rf_risk_deterministic_equivalent(alpha, beta, lam, activation("tanh"), activation(t), noise)
         assert ours == pytest.approx(ref, abs=1e-7)  # finite-difference m' in the reference
         # r = 0 does not depend on γ (rotation invariance)

@@ -77,13 +77,15 @@ class Context:
         return fn
 
     # -- simulation ----------------------------------------------------------------------------
-    def simulate(self, cfg, seeds: int) -> CachedSimulation:
-        """Simulate ``cfg`` over ``seeds`` seeds (from the cache when already done)."""
+    def simulate(self, cfg, seeds: int, on_seed=None) -> CachedSimulation:
+        """Simulate ``cfg`` over ``seeds`` seeds (from the cache when already done); ``on_seed()`` is
+        called after each simulated seed."""
 
         def run():
             from validation.simulator import simulate
 
-            return simulate(cfg, seeds=seeds, root_seed=self.root_seed, workers=self.workers)
+            cb = (lambda done, total: on_seed()) if on_seed is not None else None
+            return simulate(cfg, seeds=seeds, root_seed=self.root_seed, workers=self.workers, progress=cb)
 
         res = self.cache.get_or_compute(cfg, seeds, self.root_seed, run)
         self.simulations.append({"key": res.key, "cached": res.from_cache, "seeds": seeds,
@@ -91,13 +93,16 @@ class Context:
         return res
 
     def simulate_all(self, cfgs: Sequence, seeds: int, description: str = "simulating") -> list[CachedSimulation]:
-        """Simulate each config (progress bar over the points); returns results in order."""
-        task = self.progress.add_task(f"{self.item.name}: {description}", total=len(cfgs))
+        """Simulate each config (a progress bar over points × seeds); returns results in order."""
+        task = self.progress.add_task(f"{self.item.name}: {description}", total=len(cfgs) * seeds)
         out = []
         try:
             for cfg in cfgs:
-                out.append(self.simulate(cfg, seeds))
-                self.progress.advance(task)
+                done = []
+                res = self.simulate(cfg, seeds, on_seed=lambda: (done.append(1), self.progress.advance(task)))
+                if res.from_cache:
+                    self.progress.advance(task, seeds - len(done))
+                out.append(res)
         finally:
             self.progress.remove_task(task)
         return out

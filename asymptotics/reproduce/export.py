@@ -67,6 +67,17 @@ SYMBOLS: dict[str, tuple[str, str]] = {
     "se": ("s.e.", "s.e."),
     "z": ("z", "$z$"),
     "d": ("d", "$d$"),
+    "risk0_theory": ("R₀ theory", r"$R_0$ theory"),
+    "risk1_theory": ("R₁ theory", r"$R_1$ theory"),
+    "delta_theory": ("δ theory", r"$\delta$ theory"),
+    "ten_tau_star": ("10τ*", r"$10\tau_*$"),
+    "beats_every_kernel": ("10τ* < μ₂*²", r"$10\tau_* < \mu_{2,*}^2$"),
+    "random_features": ("random features", "random features"),
+    "network": ("network (sim.)", "network (sim.)"),
+    "srf": ("sRF model (sim.)", "sRF model (sim.)"),
+    "test_error_alpha_1": ("ε_g (α = 1)", r"$\varepsilon_g$ ($\alpha = 1$)"),
+    "test_error_alpha_3": ("ε_g (α = 3)", r"$\varepsilon_g$ ($\alpha = 3$)"),
+    "gamma": ("γ", r"$\gamma$"),
 }
 
 
@@ -155,15 +166,22 @@ def _plan(rows, columns, merge_se):
     return plan
 
 
+def _sim(rows, base, se_key) -> bool:
+    """A merged mean ± se column next to a ``<base>_theory`` column is labelled as simulated."""
+    return se_key is not None and any(f"{base}_theory" in r for r in rows)
+
+
 def _is_numeric_column(rows, key) -> bool:
     vals = [r.get(key) for r in rows if not _is_missing(r.get(key))]
     return bool(vals) and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
 
 
-def _header(key: str, latex: bool, symbols: bool) -> str:
+def _header(key: str, latex: bool, symbols: bool, simulated: bool = False) -> str:
     if symbols and key in SYMBOLS:
-        return SYMBOLS[key][1 if latex else 0]
-    return _latex_escape(key) if latex else key
+        h = SYMBOLS[key][1 if latex else 0]
+    else:
+        h = _latex_escape(key) if latex else key
+    return f"{h} (sim.)" if simulated and "(sim.)" not in h else h
 
 
 def _cell(row, mean_key, se_key, precision, latex):
@@ -186,7 +204,7 @@ def to_markdown(rows: Sequence[dict], columns: Sequence[str] | None = None, prec
     _check_precision(precision)
     rows = list(rows)
     plan = _plan(rows, columns, merge_se)
-    head = "| " + " | ".join(_header(h, False, symbols) for h, _, _ in plan) + " |"
+    head = "| " + " | ".join(_header(h, False, symbols, _sim(rows, h, s)) for h, _, s in plan) + " |"
     align = "|" + "|".join("---:" if (_is_numeric_column(rows, m) or s) else ":---" for _, m, s in plan) + "|"
     body = ["| " + " | ".join(_cell(r, m, s, precision, False) for _, m, s in plan) + " |" for r in rows]
     return "\n".join([head, align, *body])
@@ -204,7 +222,7 @@ def to_latex(rows: Sequence[dict], columns: Sequence[str] | None = None, precisi
     plan = _plan(rows, columns, merge_se)
     spec = "".join("r" if (_is_numeric_column(rows, m) or s) else "l" for _, m, s in plan)
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
-    lines.append(" & ".join(_header(h, True, symbols) for h, _, _ in plan) + r" \\")
+    lines.append(" & ".join(_header(h, True, symbols, _sim(rows, h, s)) for h, _, s in plan) + r" \\")
     lines.append(r"\midrule")
     for r in rows:
         lines.append(" & ".join(_cell(r, m, s, precision, True) for _, m, s in plan) + r" \\")

@@ -30,7 +30,7 @@ from .export import write_table
 from .registry import SIZES, items, missing_requirements
 from .report import build_report, comparison_rows
 
-__all__ = ["reproduce", "run_item", "DEFAULT_SEED"]
+__all__ = ["reproduce", "run_item", "remove_stale_partials", "DEFAULT_SEED"]
 
 DEFAULT_SEED = 20260101
 
@@ -125,6 +125,24 @@ def _export(item, data, rec, out, *, size, seed, ctx):
                 rec["outputs"][q.suffix[1:]] = _rel(q, out)
 
 
+def remove_stale_partials(folder: Path, older_than_s: float = 0.0) -> int:
+    """Delete temporary ``.*.part`` files left by a process that was killed (SIGKILL) between creating
+    and renaming them; only those older than ``older_than_s`` (a shared cache may be written by a
+    concurrent run). Returns how many were removed."""
+    folder = Path(folder)
+    if not folder.exists():
+        return 0
+    now, n = time.time(), 0
+    for f in folder.rglob(".*.part"):
+        try:
+            if now - f.stat().st_mtime >= older_than_s:
+                f.unlink()
+                n += 1
+        except FileNotFoundError:
+            pass
+    return n
+
+
 def _sim_summary(ctx) -> dict:
     sims = ctx.simulations
     return {"total": len(sims), "from_cache": sum(s["cached"] for s in sims),
@@ -162,6 +180,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     out.mkdir(parents=True, exist_ok=True)
     selected = items(names)
     cache = SimulationCache(cache_dir, enabled=use_cache)
+    removed = remove_stale_partials(out) + remove_stale_partials(cache.root, older_than_s=3600)
     manifest = {
         "complete": False,
         "size": size,
@@ -171,6 +190,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
         "versions": base_meta()["versions"],
         "simulator_code": simulator_fingerprint(),
         "cache": cache.stats(),
+        "removed_partial_files": removed,
         "items": {},
     }
     datas = {}

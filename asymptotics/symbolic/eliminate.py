@@ -84,10 +84,14 @@ def eliminate(system: EquationSystem, keep, *, name: str | None = None, simplify
             with_u = [k for k, e in enumerate(eqs) if e.has(u)]
             if len(with_u) < 2:
                 raise ParameterError("keep", keep, f"a set that leaves enough equations to eliminate {u}")
-            i, j = with_u[:2]
-            r = sp.expand(sp.resultant(eqs[i], eqs[j], u))
-            eqs = [e for k, e in enumerate(eqs) if k not in (i, j)] + [r]
-            notes.append(f"eliminated {u} by a resultant (not recorded for back-substitution)")
+            # replace the m equations containing u by the m − 1 resultants res(e_first, e_k)
+            first = eqs[with_u[0]]
+            res = [sp.expand(sp.resultant(first, eqs[k], u)) for k in with_u[1:]]
+            eqs = [e for k, e in enumerate(eqs) if k not in with_u] + res
+            lost = sorted(str(k) for k, v in eliminated.items() if v.has(u))
+            eliminated = {k: v for k, v in eliminated.items() if not v.has(u)}
+            notes.append(f"eliminated {u} by a resultant (no back-substitution"
+                         + (f"; dropped the expressions of {', '.join(lost)}" if lost else "") + ")")
         todo.remove(u)
         unknowns.remove(u)
         eqs = [e for e in eqs if e != 0]

@@ -20,7 +20,17 @@ This package imports only :mod:`asymptotics.activations`, :mod:`asymptotics.para
 with the theory it checks.
 """
 
-from .config import BATCHES, FEATURES, GRADIENTS, MEASURE_GROUPS, PROTOCOLS, BaConfig, CuiConfig, SRFConfig, config_class
+from .config import (
+    BATCHES,
+    FEATURES,
+    GRADIENTS,
+    MEASURE_GROUPS,
+    PROTOCOLS,
+    BaConfig,
+    CuiConfig,
+    SRFConfig,
+    config_class,
+)
 from .engine import NonFiniteError
 from .measurements import MEASUREMENTS, RISK_MEASUREMENTS, measurement_names
 from .parallel import simulate, simulate_many

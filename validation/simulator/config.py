@@ -73,7 +73,9 @@ def _activation_name(field_name: str, spec) -> str:
     except ParameterError:
         raise
     except Exception as exc:  # parse errors: name the field
-        raise ParameterError(field_name, spec, "a built-in activation name or a safe expression in x", str(exc)) from None
+        raise ParameterError(
+            field_name, spec, "a built-in activation name or a safe expression in x", str(exc)
+        ) from None
     return spec.strip()
 
 
@@ -92,7 +94,9 @@ def _measure(value, allowed) -> tuple[str, ...]:
         raise ParameterError("measure", value, f"a list of groups among {', '.join(allowed)}") from None
     bad = [v for v in items if v not in allowed]
     if bad:
-        raise ParameterError("measure", value, f"groups among {', '.join(allowed)}", f"unknown: {', '.join(bad)}")
+        raise ParameterError(
+            "measure", value, f"groups among {', '.join(allowed)}", f"unknown: {', '.join(bad)}"
+        )
     # canonical order, no duplicates
     return tuple(g for g in allowed if g in items)
 
@@ -434,4 +438,3 @@ def config_class(protocol: str):
     """The config class of ``protocol`` (``ba``, ``cui`` or ``srf``)."""
     key = _choice("protocol", protocol, PROTOCOLS)
     return _CLASSES[key]
-

@@ -35,7 +35,14 @@ from .linalg import RidgeSolution, gram, ridge_solve, top_eigs
 from .rng import Streams
 from .static_kernels import subtract_outer
 
-__all__ = ["RunContext", "NonFiniteError", "MeanAccumulator", "train_first_layer", "ridge_readouts", "test_risks"]
+__all__ = [
+    "RunContext",
+    "NonFiniteError",
+    "MeanAccumulator",
+    "train_first_layer",
+    "ridge_readouts",
+    "test_risks",
+]
 
 #: Bytes of pre-activations per test chunk (bounded memory whatever n_test).
 TEST_CHUNK_BYTES = 48 * 2**20
@@ -183,7 +190,7 @@ def ridge_readouts(
     K, d, N = Ws.shape
     X, y = ctx.labelled_set("ridge", n, d, beta, noise, 0)
     F = np.empty((n, N))
-    xi = ctx.streams.normal("ridge_ge", (n, N), 0) if features == "ge" else None
+    xi = ctx.streams.normal("ridge_ge", (n, N), 0) if (features == "ge" and ctx.mu2 != 0.0) else None
     coefs = np.empty((K, N))
     sols = []
     for k in range(K):
@@ -264,13 +271,13 @@ def test_risks(
     acc = MeanAccumulator(K + 1 if K >= 2 else K)
     if features == "true":
         m = int(max(64, min(n_test, TEST_CHUNK_BYTES // (8 * (d + K * N)))))
-        Z = np.empty((K, m, N))
+        zbuf = np.empty(K * m * N)
         P = np.empty((m, K))
         for chunk, start in enumerate(range(0, n_test, m)):
             rows = min(m, n_test - start)
             X = ctx.streams.normal("test", (rows, d), chunk)
             fstar = ctx.target(X @ beta)
-            Zc = Z[:, :rows]
+            Zc = zbuf[: K * rows * N].reshape(K, rows, N)  # contiguous for every chunk size
             for k in range(K):
                 np.matmul(X, Ws[k], out=Zc[k])
             Pc = P[:rows]

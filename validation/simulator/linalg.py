@@ -68,7 +68,9 @@ def top_eigenpair(K: np.ndarray, v0: np.ndarray) -> tuple[float, np.ndarray]:
     return float(w[0]), V[:, 0].copy()
 
 
-def ridge_solve(F: np.ndarray, y: np.ndarray, penalty: float, *, v0: np.ndarray | None = None) -> RidgeSolution:
+def ridge_solve(
+    F: np.ndarray, y: np.ndarray, penalty: float, *, v0: np.ndarray | None = None
+) -> RidgeSolution:
     """Solve the ridge readout for features F (n×N), labels y and penalty ρ = ``penalty``.
 
     When ``v0`` (a start vector of length min(n, N)) is given, also the top eigenpair of the Gram

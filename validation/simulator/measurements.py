@@ -30,7 +30,15 @@ __all__ = ["MEASUREMENTS", "RISK_MEASUREMENTS", "spike_measurements", "srf_param
 MEASUREMENTS = {
     "ba": {
         "risk": ("risk0", "risk1", "delta", "train_error"),
-        "spike": ("overlap_beta", "overlap_a", "top_sv2", "bulk_edge_sv2", "rank1_error", "gradient_sv_ratio", "beta_energy"),
+        "spike": (
+            "overlap_beta",
+            "overlap_a",
+            "top_sv2",
+            "bulk_edge_sv2",
+            "rank1_error",
+            "gradient_sv_ratio",
+            "beta_energy",
+        ),
         "ck": ("ck_outlier", "ck_label_alignment"),
     },
     "cui": {
@@ -67,7 +75,9 @@ def measurement_names(protocol: str, groups) -> tuple[str, ...]:
     return tuple(name for g in table if g in groups for name in table[g])
 
 
-def spike_measurements(W: np.ndarray, beta: np.ndarray, readout: np.ndarray, rng: np.random.Generator) -> dict:
+def spike_measurements(
+    W: np.ndarray, beta: np.ndarray, readout: np.ndarray, rng: np.random.Generator
+) -> dict:
     """overlap_beta, overlap_a, top_sv2, bulk_edge_sv2, beta_energy of W (d×N)."""
     s, u1, v1 = top_singular(W, k=2, rng=rng)
     cn = readout / np.linalg.norm(readout)

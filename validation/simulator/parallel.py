@@ -32,7 +32,13 @@ from .protocols import run_seed
 from .result import SimulationResult, aggregate, versions
 from .rng import COMPONENTS, available_cores
 from .threads import blas_threads as blas_limit
-from .threads import get_blas_threads, set_blas_threads, set_numba_threads, single_thread_scipy_blas, thread_env
+from .threads import (
+    get_blas_threads,
+    set_blas_threads,
+    set_numba_threads,
+    single_thread_scipy_blas,
+    thread_env,
+)
 
 __all__ = ["simulate", "simulate_many"]
 
@@ -42,7 +48,9 @@ _CONFIGS = (BaConfig, CuiConfig, SRFConfig)
 def _check_config(cfg) -> None:
     if not isinstance(cfg, _CONFIGS):
         raise ParameterError(
-            "protocol", type(cfg).__name__, "a BaConfig (ba), CuiConfig (cui) or SRFConfig (srf) configuration"
+            "protocol",
+            type(cfg).__name__,
+            "a BaConfig (ba), CuiConfig (cui) or SRFConfig (srf) configuration",
         )
 
 
@@ -113,10 +121,11 @@ def simulate_many(
         with blas_limit(blas_threads or cores) as controlled, warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateWarning)
             single_thread_scipy_blas()
-            set_numba_threads(per_task if blas_threads else cores)
+            task_threads = blas_threads or cores
+            set_numba_threads(task_threads)
             try:
                 for i, k in tasks:
-                    results[(i, k)] = run_seed(configs[i], root_seed, k, per_task if blas_threads else cores)
+                    results[(i, k)] = run_seed(configs[i], root_seed, k, task_threads)
                     done += 1
                     if progress:
                         progress(done, len(tasks))
@@ -130,9 +139,14 @@ def simulate_many(
         os.environ.update(env)  # inherited by the spawned workers at start-up
         try:
             with ProcessPoolExecutor(
-                max_workers=min(workers, len(tasks)), mp_context=ctx, initializer=_init_worker, initargs=(per_task,)
+                max_workers=min(workers, len(tasks)),
+                mp_context=ctx,
+                initializer=_init_worker,
+                initargs=(per_task,),
             ) as pool:
-                futures = {pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in tasks}
+                futures = {
+                    pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in tasks
+                }
                 pending = set(futures)
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -153,6 +167,7 @@ def simulate_many(
                 else:
                     os.environ[k] = v
         mode = "processes"
+        task_threads = per_task
     elapsed = time.perf_counter() - t0
     out = []
     for i, cfg in enumerate(configs):
@@ -173,19 +188,25 @@ def simulate_many(
             + ", ".join(f"{k}={v}" for k, v in COMPONENTS.items()),
             "test_set": (
                 f"{cfg.n_test} fresh Gaussian points per seed"
-                + (" (exact joint law of the projections: Gaussian-equivalent features)" if cfg.features == "ge" else "")
+                + (
+                    " (exact joint law of the projections: Gaussian-equivalent features)"
+                    if cfg.features == "ge"
+                    else ""
+                )
                 + "; se = seed-to-seed standard error of the mean (includes the test-set error), "
                 "test_se = the test-set part"
             ),
             "workers": workers,
             "mode": mode,
-            "threads_per_task": per_task if (workers > 1 or blas_threads) else cores,
+            "threads_per_task": task_threads,
             "blas_threads_controlled": bool(controlled),
             "elapsed_s": elapsed,
         }
         out.append(SimulationResult(cfg, per_seed, mean, se, test_se, meta))
     if seeds == 1:
-        warnings.warn("one seed: standard errors over seeds are undefined (NaN); use seeds >= 2", stacklevel=2)
+        warnings.warn(
+            "one seed: standard errors over seeds are undefined (NaN); use seeds >= 2", stacklevel=2
+        )
     return out
 
 
@@ -222,4 +243,3 @@ def _init_worker(threads: int) -> None:
 
 def _run_task(cfg, root_seed: int, k: int, threads: int):
     return run_seed(cfg, root_seed, k, threads), _WORKER_CONTROLLED
-

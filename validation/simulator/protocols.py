@@ -32,7 +32,9 @@ __all__ = ["run_seed", "run_ba", "run_cui", "run_srf"]
 
 
 def _context(cfg, root_seed: int, seed_index: int, threads: int | None) -> RunContext:
-    return RunContext(Streams(root_seed, seed_index, threads), cfg.student_activation(), cfg.teacher_activation())
+    return RunContext(
+        Streams(root_seed, seed_index, threads), cfg.student_activation(), cfg.teacher_activation()
+    )
 
 
 def _ridge_diagnostics(out: dict, sols, labels=("",)) -> None:

@@ -125,7 +125,9 @@ def single_thread_scipy_blas() -> None:
     vectors); two OpenBLAS pools spinning in turn on the same cores slow each other down.
     """
     for path, setter, _ in _libs():
-        if "scipy" in os.path.basename(os.path.dirname(path)) or os.path.basename(path).startswith("libscipy_openblas-"):
+        if "scipy" in os.path.basename(os.path.dirname(path)) or os.path.basename(path).startswith(
+            "libscipy_openblas-"
+        ):
             setter(1)
 
 

@@ -70,36 +70,78 @@ def _g(help_text: str):
 
 
 def simulate_command(
-    protocol: Annotated[str, typer.Option("--protocol", help="ba (Ba et al.), cui (Cui et al.) or srf (spiked RF model).")] = "ba",
+    protocol: Annotated[
+        str, typer.Option("--protocol", help="ba (Ba et al.), cui (Cui et al.) or srf (spiked RF model).")
+    ] = "ba",
     student: StudentOpt = "tanh",
     teacher: TeacherOpt = "tanh",
     center: CenterOpt = True,
     d: Annotated[str, _g("input dimension d, an integer >= 2")] = "1000",
-    psi1: Annotated[str | None, _g("[ba] ψ1 = n/d (default 2)")] = None,
-    psi2: Annotated[str | None, _g("[ba] ψ2 = N/d (default 1.5)")] = None,
-    eta: Annotated[str | None, _g("[ba] learning-rate constant; η = eta·N^eta_exponent (default 1)")] = None,
-    eta_exponent: Annotated[str | None, _g("[ba] exponent of N in η, in [0, 1]; 0.5 is the large step (default 0)")] = None,
-    alpha: Annotated[str | None, _g("[cui, srf] α = n/d of the readout set (default 1)")] = None,
-    alpha0: Annotated[str | None, _g("[cui] α0 = n0/d of the first-step batch (default 1)")] = None,
-    beta: Annotated[str | None, _g("[cui, srf] β = p/d, width (default 1)")] = None,
-    eta_tilde: Annotated[str | None, _g("[cui] η̃, step η̃·p on the plain gradient (default 1)")] = None,
-    c: Annotated[str | None, _g("[srf] bulk variance c (default 1)")] = None,
-    r: Annotated[str | None, _g("[srf] spike strength r (default 0)")] = None,
-    gamma: Annotated[str | None, _g("[srf] spike–target overlap γ in [-1, 1] (default 0)")] = None,
-    lam: Annotated[str | None, _g("ridge λ >= 0 (ba: (λ/N)|a|² on the mean loss, default 1e-3; cui/srf: λ|a|² on the summed loss, default 0.01)")] = None,
+    psi1: Annotated[str | None, _g("(ba) ψ1 = n/d (default 2)")] = None,
+    psi2: Annotated[str | None, _g("(ba) ψ2 = N/d (default 1.5)")] = None,
+    eta: Annotated[str | None, _g("(ba) learning-rate constant; η = eta·N^eta_exponent (default 1)")] = None,
+    eta_exponent: Annotated[
+        str | None, _g("(ba) exponent of N in η, in [0, 1]; 0.5 is the large step (default 0)")
+    ] = None,
+    alpha: Annotated[str | None, _g("(cui, srf) α = n/d of the readout set (default 1)")] = None,
+    alpha0: Annotated[str | None, _g("(cui) α0 = n0/d of the first-step batch (default 1)")] = None,
+    beta: Annotated[str | None, _g("(cui, srf) β = p/d, width (default 1)")] = None,
+    eta_tilde: Annotated[str | None, _g("(cui) η̃, step η̃·p on the plain gradient (default 1)")] = None,
+    c: Annotated[str | None, _g("(srf) bulk variance c (default 1)")] = None,
+    r: Annotated[str | None, _g("(srf) spike strength r (default 0)")] = None,
+    gamma: Annotated[str | None, _g("(srf) spike–target overlap γ in [-1, 1] (default 0)")] = None,
+    lam: Annotated[
+        str | None,
+        _g(
+            "ridge λ >= 0 (ba: (λ/N)|a|² on the mean loss, default 1e-3; cui/srf: λ|a|² on the summed loss, default 0.01)"
+        ),
+    ] = None,
     noise: Annotated[str | None, _g("label-noise standard deviation σ_ε (ba default 0.1, cui/srf 0)")] = None,
-    steps: Annotated[str | None, _g("[ba, cui] number of gradient steps T >= 1 (default 1)")] = None,
-    readout: Annotated[str | None, typer.Option("--readout", help="[cui, srf] readout types VALUES[:PROPORTIONS], e.g. 0.3,1.7:0.5,0.5 (default: uniform 1).")] = None,
-    features: Annotated[str, typer.Option("--features", help="true: σ(Wᵀx); ge: Gaussian equivalent μ0 + μ1Wᵀx + μ2 z.")] = "true",
-    gradient: Annotated[str, typer.Option("--gradient", help="[ba, cui] exact gradient, or rank1 (its rank-one approximation).")] = "exact",
-    batches: Annotated[str, typer.Option("--batches", help="[ba, cui] same: full-batch steps on one set; fresh: a new batch per step.")] = "same",
-    measure: Annotated[str | None, typer.Option("--measure", help="measurement groups, comma-separated: risk, spike, ck (cui also baseline); default per protocol.")] = None,
-    n_test: Annotated[int, typer.Option("--n-test", help="test points per seed (streamed in chunks).")] = 10_000,
-    seeds: Annotated[int, typer.Option("--seeds", help="independent seeds per grid point (>= 2 for standard errors).")] = 4,
+    steps: Annotated[str | None, _g("(ba, cui) number of gradient steps T >= 1 (default 1)")] = None,
+    readout: Annotated[
+        str | None,
+        typer.Option(
+            "--readout",
+            help="(cui, srf) readout types VALUES[:PROPORTIONS], e.g. 0.3,1.7:0.5,0.5 (default: uniform 1).",
+        ),
+    ] = None,
+    features: Annotated[
+        str, typer.Option("--features", help="true: σ(Wᵀx); ge: Gaussian equivalent μ0 + μ1Wᵀx + μ2 z.")
+    ] = "true",
+    gradient: Annotated[
+        str,
+        typer.Option("--gradient", help="(ba, cui) exact gradient, or rank1 (its rank-one approximation)."),
+    ] = "exact",
+    batches: Annotated[
+        str,
+        typer.Option(
+            "--batches", help="(ba, cui) same: full-batch steps on one set; fresh: a new batch per step."
+        ),
+    ] = "same",
+    measure: Annotated[
+        str | None,
+        typer.Option(
+            "--measure",
+            help="measurement groups, comma-separated: risk, spike, ck (cui also baseline); default per protocol.",
+        ),
+    ] = None,
+    n_test: Annotated[
+        int, typer.Option("--n-test", help="test points per seed (streamed in chunks).")
+    ] = 10_000,
+    seeds: Annotated[
+        int, typer.Option("--seeds", help="independent seeds per grid point (>= 2 for standard errors).")
+    ] = 4,
     root_seed: Annotated[int, typer.Option("--seed", help="root seed of every numpy SeedSequence.")] = 0,
-    workers: Annotated[int, typer.Option("--workers", help="worker processes (seeds and grid points in parallel).")] = 1,
-    blas_threads: Annotated[int | None, typer.Option("--blas-threads", help="BLAS/numba threads per task (default: cores // workers).")] = None,
-    per_seed: Annotated[bool, typer.Option("--per-seed", help="one row per seed instead of mean ± s.e.")] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", help="worker processes (seeds and grid points in parallel).")
+    ] = 1,
+    blas_threads: Annotated[
+        int | None,
+        typer.Option("--blas-threads", help="BLAS/numba threads per task (default: cores // workers)."),
+    ] = None,
+    per_seed: Annotated[
+        bool, typer.Option("--per-seed", help="one row per seed instead of mean ± s.e.")
+    ] = False,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
 ) -> None:
@@ -116,14 +158,30 @@ def simulate_command(
     allowed = _PROTOCOL_GRIDS[proto]
     for name in _ALL_GRIDS:
         if texts[name] is not None and name not in allowed:
-            raise ParameterError(_opt(name), texts[name], f"omitted with --protocol {proto} (it takes {', '.join(map(_opt, allowed))})")
+            raise ParameterError(
+                _opt(name),
+                texts[name],
+                f"omitted with --protocol {proto} (it takes {', '.join(map(_opt, allowed))})",
+            )
     if proto == "ba" and readout is not None:
-        raise ParameterError("--readout", readout, "omitted with --protocol ba (its readout is Gaussian N(0, 1/N))")
-    fixed: dict = {"student": student, "teacher": teacher, "center": center, "features": features, "n_test": n_test}
+        raise ParameterError(
+            "--readout", readout, "omitted with --protocol ba (its readout is Gaussian N(0, 1/N))"
+        )
+    fixed: dict = {
+        "student": student,
+        "teacher": teacher,
+        "center": center,
+        "features": features,
+        "n_test": n_test,
+    }
     if proto != "srf":
         fixed.update(gradient=gradient, batches=batches)
     elif (gradient, batches) != ("exact", "same"):
-        raise ParameterError("--gradient/--batches", (gradient, batches), "left at exact/same with --protocol srf (the sRF model has no training step)")
+        raise ParameterError(
+            "--gradient/--batches",
+            (gradient, batches),
+            "left at exact/same with --protocol srf (the sRF model has no training step)",
+        )
     if measure is not None:
         fixed["measure"] = measure
     ro = parse_readout(readout)
@@ -139,7 +197,14 @@ def simulate_command(
         configs.append(cls(**fixed, **point))
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
     total = len(configs) * seeds

@@ -95,6 +95,7 @@ def standard_plot(data, panels, *, suptitle: str | None = None, width: float = 4
                 rate_line(ax, x, ln.value, ln.anchor_y, ln.slope, label=ln.label)
         ax.set_xscale(spec.get("xscale", "linear"))
         ax.set_yscale(spec.get("yscale", "linear"))
+        _plain_log_ticks(ax)
         if spec.get("xlim"):
             ax.set_xlim(*spec["xlim"])
         if spec.get("ylim"):
@@ -104,11 +105,32 @@ def standard_plot(data, panels, *, suptitle: str | None = None, width: float = 4
         if spec.get("title"):
             ax.set_title(spec["title"])
         loc = spec.get("legend_loc", "best")
-        if loc is not None:
+        if loc == "figure":
+            handles, labels = [], []
+            for a in axes:
+                for h, lab in zip(*a.get_legend_handles_labels(), strict=True):
+                    if lab not in labels:
+                        handles.append(h)
+                        labels.append(lab)
+            fig.legend(handles, labels, loc="outside lower center", ncols=spec.get("legend_ncols", 4))
+        elif loc is not None:
             ax.legend(loc=loc, ncols=spec.get("legend_ncols", 1))
     if suptitle:
         fig.suptitle(suptitle)
     return fig
+
+
+def _plain_log_ticks(ax):
+    """Log axes labelled 0.2, 0.5, 1, 2, 5, … (no 3×10⁻¹ clutter) when they span less than 3 decades."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis, scale, lim in ((ax.xaxis, ax.get_xscale(), ax.get_xlim()), (ax.yaxis, ax.get_yscale(), ax.get_ylim())):
+        if scale != "log" or lim[0] <= 0:
+            continue
+        if np.log10(lim[1] / lim[0]) < 3:
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(NullFormatter())
 
 
 def points_from(sims, xs, quantity: str, label: str, *, group: int = 0, panel: int = 0, d: int | None = None,

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 STUDENT = TEACHER = "erf"
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
-#: where the exact large-step (η = c√N, Gaussian readout) theory is expected
-LARGE_STEP_RISK = "asymptotics.theory.large_step:large_step_risk"
 
 
 def config(d: int, psi1: float, exponent: float, n_test: int):

@@ -3,13 +3,12 @@ against the kernel lower bound (erf student and teacher)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..data import Curve, FigureData, RefLine
 from ..registry import Item, register
 from . import _erf_setting as S
+from . import _large_step as L
 from ._common import NOISE_TEX, RISK_LABEL, add_comparisons, fmt, points_from, sim_caption, standard_plot
 
 SIZES = {
@@ -24,7 +23,7 @@ REL = 0.03
 def compute(ctx) -> FigureData:
     OneStepModel = ctx.theory("asymptotics.theory.one_step:OneStepModel")
     risk = ctx.theory("asymptotics.theory.one_step:risk")
-    large = ctx.theory(S.LARGE_STEP_RISK, optional=True)
+    large = L.available(ctx)
     p = ctx.p
     model = OneStepModel.from_activations(S.STUDENT, S.TEACHER, noise=S.NOISE)
     data = FigureData("ba_fig1", "psi1", params={"student": S.STUDENT, "teacher": S.TEACHER, "psi2": S.PSI2,
@@ -50,8 +49,8 @@ def compute(ctx) -> FigureData:
     big_pts = points_from(big, xs, "risk1", "large step η = √N simulated", group=1, d=d, seeds=seeds,
                           params={"eta_exponent": 0.5})
     data.points.append(big_pts)
-    if large is not None:
-        _large_step_theory(data, large, grid, big_pts, d)
+    if large:
+        _large_step_theory(ctx, data, grid, big_pts, d)
     # Θ(d/n) reference through the large-step point at the largest ψ1
     data.lines.append(RefLine("rate", big_pts.x[-1], "Θ(d/n)", anchor_y=big_pts.mean[-1], slope=-1.0))
     below = [(x, m, s) for x, m, s in zip(big_pts.x, big_pts.mean, big_pts.se, strict=True) if m + 2 * s < kb]
@@ -61,23 +60,22 @@ def compute(ctx) -> FigureData:
     data.caption = (f"σ = σ* = erf, ψ₂ = {fmt(S.PSI2)}, λ = {fmt(S.LAM)}, σ_ε = {fmt(S.NOISE)} (not stated for Fig. 1; "
                     f"those of Fig. 3(c)); small step η = 1, large step η = √N. "
                     + sim_caption(d, seeds, p["n_test"]))
-    if large is None:
-        data.notes.append(f"The exact large-step theory curve is not drawn yet (needs `{S.LARGE_STEP_RISK}`); "
+    if not large:
+        data.notes.append(f"The exact large-step theory curve is not drawn yet (needs `{L.TARGET}`); "
                           "the large step is shown by simulation only, as in the paper (which has only a bound).")
     return data
 
 
-def _large_step_theory(data, large, grid, pts, d):
+def _large_step_theory(ctx, data, grid, pts, d):
     """The exact large-step curve (N = ∞) and its finite-N prediction at the simulated points."""
-    res = large(S.STUDENT, S.TEACHER, psi1=grid, psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0)
-    data.curves.append(Curve("large step η = √N: exact (N = ∞)", grid, np.asarray(res.risk1, float), "risk1",
-                             {"eta_exponent": 0.5}, group=1))
+    kw = dict(psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0)
+    inf = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, grid, **kw)
+    data.curves.append(Curve("large step η = √N: exact theory (N = ∞)", grid, inf, "risk1", {"eta_exponent": 0.5}, group=1))
     N = int(round(S.PSI2 * d))
-    fin = large(S.STUDENT, S.TEACHER, psi1=np.array(pts.x), psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0, width=N)
-    add_comparisons(data, pts, np.asarray(fin.risk1, float), x_name="psi1", fixed={"eta": "√N", "N": N}, rel=0.05)
-    if math.isfinite(float(np.asarray(res.risk1)[-1])):
-        data.notes.append("Large-step simulations are compared with the finite-N prediction (width N = ψ2 d); "
-                          "the line is the N = ∞ limit, approached slowly (∝ N^{-0.7}).")
+    fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, pts.x, width=N, **kw)
+    add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": 0.5, "N": N}, rel=0.05)
+    data.notes.append("Large-step simulations are compared with the finite-N prediction (width N = ψ2·d); the line "
+                      "is the N = ∞ limit, which the network approaches slowly (excess ∝ N^{-0.7}).")
 
 
 def plot(data, ctx):

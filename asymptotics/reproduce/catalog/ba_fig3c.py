@@ -7,6 +7,7 @@ import numpy as np
 from ..data import Curve, FigureData, RefLine
 from ..registry import Item, register
 from . import _erf_setting as S
+from . import _large_step as L
 from ._common import NOISE_TEX, RISK_LABEL, add_comparisons, fmt, points_from, sim_caption, standard_plot
 
 EXPONENTS = (0.0, 0.125, 0.25, 0.375, 0.5)
@@ -23,7 +24,8 @@ _FRACTION = {0.0: "0", 0.125: "1/8", 0.25: "1/4", 0.375: "3/8", 0.5: "1/2"}
 def compute(ctx) -> FigureData:
     OneStepModel = ctx.theory("asymptotics.theory.one_step:OneStepModel")
     risk = ctx.theory("asymptotics.theory.one_step:risk")
-    large = ctx.theory(S.LARGE_STEP_RISK, optional=True)
+    large = L.available(ctx)
+    kw = dict(psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0)
     p = ctx.p
     model = OneStepModel.from_activations(S.STUDENT, S.TEACHER, noise=S.NOISE)
     data = FigureData("ba_fig3c", "psi1", params={"student": S.STUDENT, "teacher": S.TEACHER, "psi2": S.PSI2,
@@ -31,9 +33,9 @@ def compute(ctx) -> FigureData:
     grid = np.geomspace(1.0, 40.0, 200)
     data.curves.append(Curve("a = 0 (η = 1): theory", grid, risk(model, grid, S.PSI2, S.LAM, 1.0).risk1, "risk1",
                              {"eta_exponent": 0.0}, group=0))
-    if large is not None:
-        res = large(S.STUDENT, S.TEACHER, psi1=grid, psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0)
-        data.curves.append(Curve("a = 1/2 (η = √N): exact theory, N = ∞", grid, np.asarray(res.risk1, float), "risk1",
+    if large:
+        data.curves.append(Curve("a = 1/2 (η = √N): exact theory, N = ∞", grid,
+                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, grid, **kw), "risk1",
                                  {"eta_exponent": 0.5}, group=len(EXPONENTS) - 1))
     data.lines.append(RefLine("bound", model.kernel_bound, "kernel lower bound μ₂*²"))
 
@@ -49,18 +51,17 @@ def compute(ctx) -> FigureData:
         if a == 0.0:
             add_comparisons(data, pts, risk(model, np.array(xs), S.PSI2, S.LAM, 1.0).risk1, x_name="psi1",
                             fixed={"eta_exponent": a}, rel=REL)
-        elif a == 0.5 and large is not None:
+        elif a == 0.5 and large:
             N = int(round(S.PSI2 * d))
-            fin = large(S.STUDENT, S.TEACHER, psi1=np.array(xs), psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0, width=N)
-            add_comparisons(data, pts, np.asarray(fin.risk1, float), x_name="psi1", fixed={"eta_exponent": a, "N": N},
-                            rel=0.05)
+            fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, xs, width=N, **kw)
+            add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": a, "N": N}, rel=0.05)
     data.caption = (f"σ = σ* = erf, ψ₂ = {fmt(S.PSI2)}, λ = {fmt(S.LAM)}, σ_ε = {fmt(S.NOISE)}; learning rate η = N^a. "
                     + sim_caption(d, seeds, p["n_test"]))
     data.notes.append("Theory exists for a = 0 (small step, the deterministic equivalent) and a = 1/2 (the exact "
                       "large-step theory of this project); for 0 < a < 1/2 only the spike count is known "
                       "(ℓ spikes when (ℓ−1)/(2ℓ) < a < ℓ/(2ℓ+2)), so those are simulation only.")
-    if large is None:
-        data.notes.append(f"The a = 1/2 theory curve needs `{S.LARGE_STEP_RISK}` (not available yet).")
+    if not large:
+        data.notes.append(f"The a = 1/2 theory curve needs `{L.TARGET}` (not available yet).")
     return data
 
 

@@ -39,7 +39,8 @@ def compute(ctx) -> FigureData:
             data.curves.append(Curve(f"one step η̃ = {fmt(et)}, α₀ = {fmt(a0)}", grid, te, "test_error",
                                      {"teacher": teacher, "eta_tilde": et, "alpha0": a0}, group=g, panel=k))
         floor = linear_floor(teacher)
-        data.lines.append(RefLine("bound", floor, f"linear floor h₂* − h₁*² = {floor:.4f}", panel=k))
+        data.lines.append(RefLine("bound", floor, "linear floor h₂* − h₁*² (no kernel goes below)", panel=k))
+        data.params[f"linear_floor_{teacher}"] = floor
         if teacher not in p["targets"]:
             continue
         for g, (et, a0) in enumerate(STEPS):
@@ -69,9 +70,10 @@ def compute(ctx) -> FigureData:
 def plot(data, ctx):
     panels = []
     for k, teacher in enumerate(TARGETS):
-        panels.append({"xlabel": "α = n/d", "ylabel": "test error ε_g" if k == 0 else "", "xscale": "log", "yscale": "log",
-                       "title": f"σ* = {teacher}", "legend_loc": "lower left" if k == 0 else None})
-    return standard_plot(data, panels, suptitle=(f"Cui et al.: learning curves after one large step "
+        panels.append({"xlabel": "α = n/d", "ylabel": r"test error $\varepsilon_g$" if k == 0 else "", "xscale": "log", "yscale": "log",
+                       "title": f"σ* = {teacher} (linear floor {data.params[f'linear_floor_{teacher}']:.4f})", "legend_loc": "figure" if k == len(TARGETS) - 1 else None,
+                       "legend_ncols": 3})
+    return standard_plot(data, panels, height=4.2, suptitle=(f"Cui et al.: learning curves after one large step "
                                                  f"(σ = tanh, p = d, λ = {fmt(LAM)})"))
 
 

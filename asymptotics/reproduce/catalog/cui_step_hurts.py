@@ -68,7 +68,7 @@ def compute(ctx) -> FigureData:
 
 def plot(data, ctx):
     return standard_plot(data, [
-        {"xlabel": "α = n/d", "ylabel": "test error ε_g", "xscale": "log",
+        {"xlabel": "α = n/d", "ylabel": r"test error $\varepsilon_g$", "xscale": "log",
          "title": f"σ = σ* = tanh, p = d, λ = {fmt(LAM)}, η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}",
          "legend_loc": "lower left"},
     ], suptitle="Cui et al.: too large a step hurts", width=5.6, height=4.2)

@@ -10,7 +10,14 @@ Modules (one concept each; ``30-spiked-rf.md`` sections in brackets):
 - :mod:`.prior_mp` — prior traces in closed form over Marchenko–Pastur, or over a finite spectrum [§5];
 - :mod:`.readout_types` — K readout types: block Marchenko–Pastur prior [§7];
 - :mod:`.fixed_point` — the fixed point, continuation along α, the solution object [§4];
-- :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6].
+- :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6];
+- :mod:`.block_mp_derivation` — the block MP equations derived with the pencil engine [§7].
+
+>>> from asymptotics.theory.spiked_rf import one_step_spiked_rf
+>>> s = one_step_spiked_rf(alpha=1.5, alpha0=1.0, beta=1.0, eta_tilde=5.0, lam=0.01,
+...                        student="tanh", teacher="tanh")
+>>> round(s.test_error, 4), round(s.train_error, 4), round(s.params.c, 3)
+(0.3187, 0.0461, 1.961)
 """
 
 from .cget import CGETCoefficients, KappaRule, TargetFunctions, cget_coefficients, kappa_rule, target_functions
@@ -24,6 +31,14 @@ from .fixed_point import (
 )
 from .mapping import ReadoutTypes, SpikedRFParameters, cui_to_srf, readout_types, srf_parameters
 from .prior_mp import PriorTraces, Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments, sample_spectrum
+from .readout_types import BlockMPState, block_tangent, solve_block_mp
+from .special_cases import (
+    ba_ridge_from_cui,
+    cui_ridge_from_ba,
+    isotropic_spiked_rf,
+    linear_floor,
+    random_features_error,
+)
 
 __all__ = [
     "CGETCoefficients",
@@ -50,4 +65,12 @@ __all__ = [
     "finite_prior_traces",
     "mp_resolvent_moments",
     "sample_spectrum",
+    "BlockMPState",
+    "solve_block_mp",
+    "block_tangent",
+    "random_features_error",
+    "isotropic_spiked_rf",
+    "linear_floor",
+    "ba_ridge_from_cui",
+    "cui_ridge_from_ba",
 ]

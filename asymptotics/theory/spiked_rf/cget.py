@@ -26,8 +26,8 @@ continuous-type theory of ``35-large-step-gaussian-readout.md`` alike.
 >>> import numpy as np
 >>> from asymptotics.theory.spiked_rf.cget import cget_coefficients
 >>> co = cget_coefficients("tanh", spike=0.0, bulk=1.0, kappa=np.array([0.0, 1.0]))
->>> np.round(co.mu1, 12)                                  # r = 0, c = 1: μ1 = E tanh' = 0.6057…
-array([[0.605705509602, 0.605705509602]])
+>>> [round(float(v), 12) for v in co.mu1[0]]              # r = 0, c = 1: μ1 = E tanh' = 0.6057…
+[0.605705509602, 0.605705509602]
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ r"""Special cases and bounds of the spiked-RF theory (``30-spiked-rf.md`` §6).
   the sRF does.
 
 >>> from asymptotics.theory.spiked_rf.special_cases import linear_floor
->>> round(linear_floor("tanh"), 10)                  # μ2*² of tanh
-0.0274153260
+>>> round(linear_floor("tanh"), 12)                  # μ2*² of tanh
+0.027415326035
 """
 
 from __future__ import annotations
