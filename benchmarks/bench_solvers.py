@@ -65,7 +65,9 @@ def run_fsolve(system, params):
     t = time.perf_counter()
     for i, lam in enumerate(LAMS):
         p = [{"lam": lam, **params}[s.name] for s in syms]
-        x, info, ier, msg = fsolve(lambda v: F(v, p), x, fprime=lambda v: J(v, p), xtol=1e-14, full_output=True)
+        x, info, ier, msg = fsolve(
+            lambda v, p=p: F(v, p), x, fprime=lambda v, p=p: J(v, p), xtol=1e-14, full_output=True
+        )
         X[i] = x
         Y[i] = out_f(x, p)
         res[i] = scaled_residual(np.array(F(x, p)), x)
@@ -100,8 +102,15 @@ def main():
     g, t_comp = run_compiled(cs, params, args.repeats)
     # independent residual check of the compiled solutions with the lambdified equations
     F = sp.lambdify([system.unknowns, system.parameters], system.equations, "numpy")
-    res_c = np.array([scaled_residual(np.array(F(g.values[i], [{"lam": lam, **params}[s.name] for s in system.parameters])),
-                                      g.values[i]) for i, lam in enumerate(LAMS)])
+    res_c = np.array(
+        [
+            scaled_residual(
+                np.array(F(g.values[i], [{"lam": lam, **params}[s.name] for s in system.parameters])),
+                g.values[i],
+            )
+            for i, lam in enumerate(LAMS)
+        ]
+    )
     X, Y, res_f, t_fs = run_fsolve(system, params)
     agree = max(np.max(np.abs(g["tau1"] - Y[:, 0]) / Y[:, 0]), np.max(np.abs(g["tau2"] - Y[:, 1]) / Y[:, 1]))
 
@@ -134,26 +143,26 @@ def main():
             # Solver benchmark (`benchmarks/bench_solvers.py`)
 
             RF ridge traces τ1, τ2 (system `rf_ridge_traces`, derived from the 5-block pencil by the
-            engine) on {rows['grid']}. Both methods solve the **same** 4 equations (g11, g22 and their
+            engine) on {rows["grid"]}. Both methods solve the **same** 4 equations (g11, g22 and their
             s-tangents) with the same analytic Jacobian and warm starts; residual = max_i |F_i|/max(1, |x_i|),
             recomputed independently with sympy-lambdified equations.
 
             | method | total | per point | max residual |
             |---|---|---|---|
-            | compiled grid loop (numba, generated Jacobian, warm starts) | {rows['compiled_s'] * 1e3:.2f} ms | {rows['compiled_per_point_us']:.2f} µs | {rows['compiled_max_residual']:.1e} |
-            | scipy.optimize.fsolve point by point (lambdified F, J, warm starts) | {rows['fsolve_s'] * 1e3:.0f} ms | {rows['fsolve_per_point_us']:.0f} µs | {rows['fsolve_max_residual']:.1e} |
+            | compiled grid loop (numba, generated Jacobian, warm starts) | {rows["compiled_s"] * 1e3:.2f} ms | {rows["compiled_per_point_us"]:.2f} µs | {rows["compiled_max_residual"]:.1e} |
+            | scipy.optimize.fsolve point by point (lambdified F, J, warm starts) | {rows["fsolve_s"] * 1e3:.0f} ms | {rows["fsolve_per_point_us"]:.0f} µs | {rows["fsolve_max_residual"]:.1e} |
 
-            **Speed-up: {rows['speedup']:.0f}×** (target ≥ 100×). Mean Newton steps per point (compiled):
-            {rows['compiled_mean_newton_steps']:.2f}. Largest relative difference of τ1, τ2 between the two:
-            {rows['max_rel_difference_tau']:.1e}. At λ = 0.1: τ1 ≈ {rows['tau_at_lam_0.1'][0]:.4f}, τ2 ≈ {rows['tau_at_lam_0.1'][1]:.4f}
+            **Speed-up: {rows["speedup"]:.0f}×** (target ≥ 100×). Mean Newton steps per point (compiled):
+            {rows["compiled_mean_newton_steps"]:.2f}. Largest relative difference of τ1, τ2 between the two:
+            {rows["max_rel_difference_tau"]:.1e}. At λ = 0.1: τ1 ≈ {rows["tau_at_lam_0.1"][0]:.4f}, τ2 ≈ {rows["tau_at_lam_0.1"][1]:.4f}
             (reference 3.6985, 2.3107; interpolated on the grid).
 
             Start-up of a fresh process (import, `compile_system("rf_ridge_traces")`, first solve):
 
             | cache | time |
             |---|---|
-            | empty (derive with sympy, render module, numba compile) | {rows['startup_cold_s']:.1f} s |
-            | on-disk module + numba cache (index hit: no derivation, no compilation) | {rows['startup_warm_s']:.2f} s |
+            | empty (derive with sympy, render module, numba compile) | {rows["startup_cold_s"]:.1f} s |
+            | on-disk module + numba cache (index hit: no derivation, no compilation) | {rows["startup_warm_s"]:.2f} s |
 
             Machine: {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__},
             scipy {scipy.__version__}, load average during the run {load:.1f} (shared 2-core machine:

@@ -147,11 +147,36 @@ def reference():
     return np.array([s.test_error for s in spiked_rf_curve(model, ALPHAS, BETA, LAM, tol=1e-13)])
 
 
+def validation_table(path: Path) -> str:
+    """Markdown table of a validation run (theory vs simulation, z-scores)."""
+    import json
+
+    obj = json.loads(Path(path).read_text())
+    meta = obj.get("meta", {})
+    out = ["## Theory vs simulation (`asymptotics validate --family spiked_rf`)", "",
+           f"Root seed {meta.get('seed')}, {meta.get('total')} checks, {meta.get('failed')} failed. "
+           "Tolerance: 3 s.e. + allowance (finite-size allowance stated per case in `validation/cases/spiked_rf.py`).",
+           "", "| case | quantity | parameters | d | theory | simulation ± s.e. | z | allowance | pass |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in obj["rows"]:
+        z = r.get("z")
+        out.append(f"| {r['case']} | {r['quantity']} | {r['params']} | {r.get('d')} | {r['theory']:.4g} | "
+                   f"{r['simulation']:.4g} ± {r['se']:.2g} | {'' if z is None else f'{z:+.2f}'} | "
+                   f"{r['allowance']:.2g} | {'yes' if r['passed'] else '**no**'} |")
+    timings = meta.get("timings", {})
+    if timings:
+        out += ["", "Case run times (s): " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items())]
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--baseline-points", type=int, default=3)
     ap.add_argument("--d", type=int, default=2000)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--validation", type=Path, default=None,
+                    help="a JSON written by `asymptotics validate --family spiked_rf --format json --out FILE`, "
+                         "appended as a table of theory vs simulation")
     args = ap.parse_args(argv)
 
     ref = reference()
@@ -199,6 +224,8 @@ def main(argv=None):
         "",
         f"Run: `python benchmarks/bench_spiked_rf.py --baseline-points {args.baseline_points} --d {args.d}`",
     ]
+    if args.validation:
+        lines += ["", validation_table(args.validation)]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -44,7 +44,7 @@ def test_compiled_residual_and_jacobian_equal_sympy():
     for _ in range(5):
         xv = rng.uniform(0.1, 3, size=4)
         pv = rng.uniform(0.1, 2, size=5)
-        kw = dict(zip(cs.parameters, pv))
+        kw = dict(zip(cs.parameters, pv, strict=True))
         np.testing.assert_allclose(cs.residual(xv, **kw), F(xv, pv), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(cs.jacobian(xv, **kw), np.array(J(xv, pv), float), rtol=1e-12, atol=1e-12)
 
@@ -120,8 +120,16 @@ def test_second_process_reuses_the_module_and_numba_cache(tmp_path):
         """
     )
     env = dict(os.environ, ASYMPTOTICS_CACHE_DIR=str(tmp_path))
-    runs = [json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                                      check=True).stdout.strip().splitlines()[-1]) for _ in range(2)]
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        for _ in range(2)
+    ]
     first, second = runs
     assert first["path"] == second["path"] and first["mtime"] == second["mtime"]
     assert not first["from_index"] and second["from_index"]

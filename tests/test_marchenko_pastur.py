@@ -45,8 +45,14 @@ def stieltjes_by_quadrature(z, g, power=1):
     c, r = (lo + hi) / 2, (hi - lo) / 2
 
     def part(fn):
-        val, _ = integrate.quad(lambda t: fn(c + r * math.cos(t)) * density_closed_form(c + r * math.cos(t), g)
-                                * r * math.sin(t), 0, math.pi, epsabs=1e-14, epsrel=1e-13, limit=200)
+        val, _ = integrate.quad(
+            lambda t: fn(c + r * math.cos(t)) * density_closed_form(c + r * math.cos(t), g) * r * math.sin(t),
+            0,
+            math.pi,
+            epsabs=1e-14,
+            epsrel=1e-13,
+            limit=200,
+        )
         return val
 
     re = part(lambda x: ((1 / (x - z)) ** power).real)
@@ -130,7 +136,9 @@ def test_gram_and_wtw_transforms(psi2):
     np.testing.assert_allclose(m, -1 / (z * (1 + mbar)), rtol=1e-10)
     d = gram_stieltjes_derivative(z, psi2)
     np.testing.assert_allclose(d, mbar**2 * (1 + mbar) ** 2 / ((1 + mbar) ** 2 - psi2 * mbar**2), rtol=1e-10)
-    np.testing.assert_allclose(wtw_stieltjes_derivative(z, psi2), mp_stieltjes_derivative(z, psi2), rtol=1e-14)
+    np.testing.assert_allclose(
+        wtw_stieltjes_derivative(z, psi2), mp_stieltjes_derivative(z, psi2), rtol=1e-14
+    )
     # the d×d and N×N traces: same nonzero spectrum
     assert np.all(np.asarray(gram_stieltjes(-np.geomspace(1e-3, 10, 20), psi2)) > 0)
 
@@ -153,7 +161,8 @@ def test_numba_twins_agree():
             assert type(a) is type(z) or (isinstance(z, float) and isinstance(a, float))
             assert abs(a - mp_stieltjes(z, g)) < 1e-14 * max(1, abs(a))
             assert abs(mp_stieltjes_derivative_nb(z, g) - mp_stieltjes_derivative(z, g)) < 1e-12 * max(
-                1, abs(mp_stieltjes_derivative(z, g)))
+                1, abs(mp_stieltjes_derivative(z, g))
+            )
             assert abs(wtw_stieltjes_nb(z, g) - wtw_stieltjes(z, g)) < 1e-14 * max(1, abs(a))
             b = gram_stieltjes(z, g)
             assert abs(gram_stieltjes_nb(z, g) - b) < 1e-14 * max(1, abs(b))

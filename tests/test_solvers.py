@@ -53,8 +53,11 @@ SCALAR_CATALOGUE = [
 ]
 
 
-@pytest.mark.parametrize("solver", [FixedPoint(), FixedPoint(damping=0.5), Anderson(), Newton()],
-                         ids=["plain", "damped", "anderson", "newton"])
+@pytest.mark.parametrize(
+    "solver",
+    [FixedPoint(), FixedPoint(damping=0.5), Anderson(), Newton()],
+    ids=["plain", "damped", "anderson", "newton"],
+)
 @pytest.mark.parametrize("name,g,x0,args,ref", SCALAR_CATALOGUE, ids=[c[0] for c in SCALAR_CATALOGUE])
 def test_scalar_catalogue(solver, name, g, x0, args, ref):
     if name == "mp_complex_near_axis" and isinstance(solver, FixedPoint):
@@ -86,7 +89,9 @@ def test_anderson_accelerates_a_slow_linear_contraction():
     A = Q @ np.diag(np.linspace(0.0, 0.995, 20)) @ Q.T  # spectral radius 0.995
     b = rng.standard_normal(20)
     ref = np.linalg.solve(np.eye(20) - A, b)
-    plain = fixed_point(lambda x: A @ x + b, np.zeros(20), solver=FixedPoint(max_steps=100_000, atol=1e-12, rtol=0))
+    plain = fixed_point(
+        lambda x: A @ x + b, np.zeros(20), solver=FixedPoint(max_steps=100_000, atol=1e-12, rtol=0)
+    )
     acc = fixed_point(lambda x: A @ x + b, np.zeros(20), solver=Anderson(memory=10, atol=1e-12, rtol=0))
     for r in (plain, acc):
         assert r.converged
@@ -99,7 +104,9 @@ def test_array_shaped_unknown_keeps_shape():
     c = np.array([[0.5, 1.0, 2.0], [3.0, 0.7, 1.5]])
     r = fixed_point(lambda x: np.cos(x) / c, np.zeros((2, 3)), solver=Anderson())
     assert r.value.shape == (2, 3)
-    refs = np.array([[float(mpmath.findroot(lambda t: mpmath.cos(t) / ci - t, 0.5)) for ci in row] for row in c])
+    refs = np.array(
+        [[float(mpmath.findroot(lambda t, ci=ci: mpmath.cos(t) / ci - t, 0.5)) for ci in row] for row in c]
+    )
     np.testing.assert_allclose(r.value, refs, rtol=0, atol=1e-10)
 
 
@@ -191,8 +198,9 @@ def test_continuation_from_large_imaginary_part_selects_the_stieltjes_branch():
     # follow z = 1.5 + i t from t = 10 down to t = 1e-3: stays on the Im m > 0 branch
     psi2 = 0.5
     ts = np.geomspace(10.0, 1e-3, 30)
-    res = continuation(lambda x, t: root(lambda m: (1.5 + 1j * t) * m * m + (2.5 + 1j * t - psi2) * m + 1, x),
-                       1j / 10, ts)
+    res = continuation(
+        lambda x, t: root(lambda m: (1.5 + 1j * t) * m * m + (2.5 + 1j * t - psi2) * m + 1, x), 1j / 10, ts
+    )
     for r, t in zip(res, ts, strict=True):
         ref = mbar_closed_form(1.5 + 1j * t, psi2)
         assert r.value.imag > 0 and abs(r.value - ref) < 1e-10

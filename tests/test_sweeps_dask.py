@@ -35,6 +35,7 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path):
     from distributed import Client, LocalCluster
 
     cfg = mc_config(tmp_path / "dask", seeds=2, samples=2_000_000)   # 8 tasks of ~0.15 s
+    cfg["execution"] = {"flush_seconds": 3600}  # no fsync in the driver before the kill (slow on busy disks)
     plan = plan_sweep(cfg)
     killed = {}
 

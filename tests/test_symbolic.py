@@ -46,8 +46,12 @@ def solve_lambdified(system, values, x0):
     sub = {sp.Symbol(k): v for k, v in values.items()}
     F = sp.lambdify([system.unknowns], [e.subs(sub) for e in system.equations])
     J = sp.lambdify([system.unknowns], system.jacobian().subs(sub))
-    r = root(lambda x: np.array(F(x), dtype=float), np.asarray(x0, float),
-             jac=lambda x: np.array(J(x), dtype=float), solver=Newton(atol=1e-14, rtol=1e-14))
+    r = root(
+        lambda x: np.array(F(x), dtype=float),
+        np.asarray(x0, float),
+        jac=lambda x: np.array(J(x), dtype=float),
+        solver=Newton(atol=1e-14, rtol=1e-14),
+    )
     return r.value
 
 
@@ -68,14 +72,27 @@ def nested_mp(phi_, psi_, lam_, eta_, zeta_):
 
     def E(f):
         # density √((hi − x)(x − lo))/(2πγx), with x = cen + rad cos θ
-        val, _ = integrate.quad(lambda t: f(cen + rad * math.cos(t)) * rad**2 * math.sin(t) ** 2
-                                / (2 * math.pi * g * (cen + rad * math.cos(t))), 0, math.pi, epsabs=1e-13, epsrel=1e-12, limit=200)
+        val, _ = integrate.quad(
+            lambda t: (
+                f(cen + rad * math.cos(t))
+                * rad**2
+                * math.sin(t) ** 2
+                / (2 * math.pi * g * (cen + rad * math.cos(t)))
+            ),
+            0,
+            math.pi,
+            epsabs=1e-13,
+            epsrel=1e-12,
+            limit=200,
+        )
         return val + atom * f(0.0)
 
     def c(x):
         return zeta_ * x + eta_ - zeta_
 
-    e = optimize.brentq(lambda e: e - (psi_ / phi_) * E(lambda x: c(x) / (lam_ + c(x) / (1 + e))), 0.0, 1e3, xtol=1e-15)
+    e = optimize.brentq(
+        lambda e: e - (psi_ / phi_) * E(lambda x: c(x) / (lam_ + c(x) / (1 + e))), 0.0, 1e3, xtol=1e-15
+    )
     t1 = E(lambda x: 1 / (lam_ + c(x) / (1 + e)))
     t2 = E(lambda x: x / (lam_ + c(x) / (1 + e)))
     return t1, t2
@@ -143,13 +160,19 @@ def test_rf_dyson_support_and_reduction():
     assert red.unknowns == (g11, g22) and len(red.equations) == 2
 
 
-@pytest.mark.parametrize("act,t1_ref,t2_ref,tol", [("relu", 3.598963, None, 5e-7), ("tanh", 3.6985, 2.3107, 5e-5)])
+@pytest.mark.parametrize(
+    "act,t1_ref,t2_ref,tol", [("relu", 3.598963, None, 5e-7), ("tanh", 3.6985, 2.3107, 5e-5)]
+)
 def test_rf_traces_reference_values(act, t1_ref, t2_ref, tol):
     T = get_system("rf_ridge_traces")
     vals = dict(lam=0.1, phi=1.5, psi=0.8, **ap_constants(act))
     x = solve_lambdified(T, vals, [1 / 0.1, 1, 0, 0])
-    out = {k: float(v.subs({sp.Symbol(a): b for a, b in vals.items()}).subs(dict(zip(T.unknowns, x)))) for k, v in
-           T.outputs.items()}
+    out = {
+        k: float(
+            v.subs({sp.Symbol(a): b for a, b in vals.items()}).subs(dict(zip(T.unknowns, x, strict=True)))
+        )
+        for k, v in T.outputs.items()
+    }
     assert abs(out["tau1"] - t1_ref) < tol
     if t2_ref is not None:
         assert abs(out["tau2"] - t2_ref) < tol
@@ -169,7 +192,7 @@ def test_rf_traces_satisfy_S67_S68_and_the_nested_mp_route(phi_, psi_, lam_, act
     T = get_system("rf_ridge_traces")
     vals = dict(lam=lam_, phi=phi_, psi=psi_, **ap_constants(act))
     x = solve_lambdified(T, vals, [1 / lam_, 1, 0, 0])
-    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(T.unknowns, x))
+    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(T.unknowns, x, strict=True))
     t1, t2 = (float(T.outputs[k].subs(sub)) for k in ("tau1", "tau2"))
     a, b = S67_S68(t1, t2, phi_, psi_, lam_, vals["eta"], vals["zeta"])
     assert abs(a) <= 1e-10 * max(1, t1**3) and abs(b) <= 1e-10 * max(1, t1**3)
@@ -183,13 +206,19 @@ def test_tau2_by_implicit_differentiation_matches_the_source_definition():
     T = get_system("rf_ridge_traces")
     vals = dict(lam=0.1, phi=1.5, psi=0.8, **ap_constants("tanh"))
     x = solve_lambdified(T, vals, [10, 1, 0, 0])
-    tau2 = float(T.outputs["tau2"].subs({sp.Symbol(a): b for a, b in vals.items()} | dict(zip(T.unknowns, x))))
+    tau2 = float(
+        T.outputs["tau2"].subs(
+            {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(T.unknowns, x, strict=True))
+        )
+    )
     g55_expr = src.expand_eliminated(g55)
 
     def quotient(sv):
         v = dict(vals, s=sv)
         xs = solve_lambdified(src, v, x[:2])
-        g = float(g55_expr.subs({sp.Symbol(a): b for a, b in v.items()} | dict(zip(src.unknowns, xs))))
+        g = float(
+            g55_expr.subs({sp.Symbol(a): b for a, b in v.items()} | dict(zip(src.unknowns, xs, strict=True)))
+        )
         return (1 - g) / (sv / vals["phi"])
 
     q1, q2 = quotient(1e-4), quotient(2e-4)
@@ -205,8 +234,13 @@ def test_sqrt_source_form_gives_the_same_g55():
     for P in (rf_ridge_pencil(), rf_ridge_pencil(sqrt_source=True)):
         S = eliminate(dyson_system(P, outputs={"g55": g55}), keep=[g11, g22])
         x = solve_lambdified(S, vals, [1 / 0.3, 1])
-        out.append(float(S.expand_eliminated(g55).subs({sp.Symbol(a): b for a, b in vals.items()}
-                                                        | dict(zip(S.unknowns, x)))))
+        out.append(
+            float(
+                S.expand_eliminated(g55).subs(
+                    {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(S.unknowns, x, strict=True))
+                )
+            )
+        )
     assert abs(out[0] - out[1]) < 1e-12
 
 
@@ -215,9 +249,11 @@ def test_reduced_solution_solves_the_full_dyson_system():
     red = get_system("rf_ridge_source")
     vals = dict(lam=0.2, phi=1.5, psi=0.8, eta=0.4, zeta=0.3, s=0.1)
     x = solve_lambdified(red, vals, [5, 1])
-    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(red.unknowns, x))
-    allv = {u: float(red.expand_eliminated(u).subs(sub)) if u in red.eliminated else float(u.subs(sub))
-            for u in full.unknowns}
+    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(red.unknowns, x, strict=True))
+    allv = {
+        u: float(red.expand_eliminated(u).subs(sub)) if u in red.eliminated else float(u.subs(sub))
+        for u in full.unknowns
+    }
     res = [float(e.subs(sub).subs(allv)) for e in full.equations]
     assert max(abs(r) for r in res) < 1e-12
 
@@ -246,7 +282,7 @@ def test_implicit_derivative_explicit_and_augmented_forms_agree():
     exp = implicit_derivatives(S, lam, outputs=["tau1"], method="explicit")
     vals = dict(lam=0.1, phi=1.5, psi=0.8, eta=0.34, zeta=0.25)
     x = solve_lambdified(aug, vals, [10, 1, 0, 0])
-    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(aug.unknowns, x))
+    sub = {sp.Symbol(a): b for a, b in vals.items()} | dict(zip(aug.unknowns, x, strict=True))
     d_aug = float(aug.outputs["dtau1_dlam"].subs(sub))
     d_exp = float(exp.outputs["dtau1_dlam"].subs(sub))
     assert abs(d_aug - d_exp) < 1e-10 * abs(d_aug)
@@ -255,6 +291,14 @@ def test_implicit_derivative_explicit_and_augmented_forms_agree():
     t = [solve_lambdified(S, dict(vals, lam=0.1 + k * h), x[:2])[0] for k in (-1, 1)]
     assert abs((t[1] - t[0]) / (2 * h) - d_aug) < 1e-5 * abs(d_aug)
     assert d_aug < 0  # dτ1/dλ = −tr(K + λ)⁻²/n < 0
+
+
+def test_resultant_elimination_is_square_free():
+    x, y = sp.symbols("x y")
+    R = eliminate(EquationSystem("t", (x, y), (x**2 - y, x**2 + y**2 - 2)), keep=[y])
+    # x² = y and y + y² = 2: y ∈ {1, −2}; the resultant (y² + y − 2)² is reduced to its square-free part
+    assert sp.expand(R.equations[0] - (y**2 + y - 2)) == 0 or sp.expand(R.equations[0] + (y**2 + y - 2)) == 0
+    assert "resultant" in R.notes[-1]
 
 
 def test_pencil_validation():

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -41,7 +41,7 @@ from .printing import NumbaExprPrinter, prepare, safe_name
 
 __all__ = ["lower", "render_module", "LoweredSystem"]
 
-_TEMPLATE_SOLVERS = '''
+_TEMPLATE_SOLVERS = """
 
 @njit(cache=True)
 def _check(r, x, atol, rtol):
@@ -216,7 +216,7 @@ def solve_grid(X0, P, atol, rtol, max_steps, warm, homotopy_index, homotopy_valu
             prev = x.copy()
             have_prev = True
     return X, status, iters, resid, Y
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -313,17 +313,45 @@ def render_module(system: EquationSystem) -> str:
         "",
     ]
     repl, red = cse_block(F, "r")
-    lines += ["", "@njit(cache=True)", "def residual(x, p):", *unpack(), *_body(repl, red, printer, "out", "x.dtype", (len(x),))]
+    lines += [
+        "",
+        "@njit(cache=True)",
+        "def residual(x, p):",
+        *unpack(),
+        *_body(repl, red, printer, "out", "x.dtype", (len(x),)),
+    ]
     repl, red = cse_block([e for _, e in J], "j")
-    lines += ["", "", "@njit(cache=True)", "def jacobian(x, p):", *unpack(),
-              *_body(repl, list(zip([ij for ij, _ in J], red, strict=True)), printer, "out", "x.dtype", (len(x), len(x)))]
+    lines += [
+        "",
+        "",
+        "@njit(cache=True)",
+        "def jacobian(x, p):",
+        *unpack(),
+        *_body(
+            repl,
+            list(zip([ij for ij, _ in J], red, strict=True)),
+            printer,
+            "out",
+            "x.dtype",
+            (len(x), len(x)),
+        ),
+    ]
     repl, red = cse_block(O, "o") if O else ([], [])
     lines += ["", "", "@njit(cache=True)", "def outputs(x, p):", *unpack()]
-    lines += _body(repl, red, printer, "out", "x.dtype", (len(O),))[:] if O else [
-        "    return np.zeros(0, dtype=x.dtype)"]
+    lines += (
+        _body(repl, red, printer, "out", "x.dtype", (len(O),))[:]
+        if O
+        else ["    return np.zeros(0, dtype=x.dtype)"]
+    )
     plines = [f"    {names[q]} = p[{i}]" for i, q in enumerate(p)]
-    lines += ["", "", "@njit(cache=True)", "def start(p):", *plines,
-              *_body([], start, printer, "out", "p.dtype", (len(x),))]
+    lines += [
+        "",
+        "",
+        "@njit(cache=True)",
+        "def start(p):",
+        *plines,
+        *_body([], start, printer, "out", "p.dtype", (len(x),)),
+    ]
     src = "\n".join(lines) + "\n" + _TEMPLATE_SOLVERS
     return src
 
@@ -331,7 +359,7 @@ def render_module(system: EquationSystem) -> str:
 _CODE_FILES = ("symbolic", "codegen")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _code_hash() -> str:
     """Hash of the code that derives and renders systems (symbolic/, codegen/, versions)."""
     import sympy

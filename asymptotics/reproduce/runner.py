@@ -46,6 +46,7 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
     rec: dict = {"kind": item.kind, "paper": item.paper, "checks": item.checks, "size_params": dict(item.size(size)),
                  "outputs": {}, "timings": {}}
     t0 = time.perf_counter()
+    c0 = time.process_time()
     missing = missing_requirements(item)
     if missing:
         rec.update(status="needs", reason="needs " + ", ".join(f"`{m}`" for m in missing), missing=missing)
@@ -79,6 +80,7 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
     t2 = time.perf_counter()
     rec["timings"]["export_s"] = t2 - t1
     rec["timings"]["total_s"] = t2 - t0
+    rec["timings"]["cpu_s"] = time.process_time() - c0
     comps = data.comparisons
     zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
     rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),

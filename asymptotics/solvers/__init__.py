@@ -23,8 +23,8 @@ from .config import Anderson, FixedPoint, Newton
 from .continuation import continuation
 from .fixed_point import fixed_point
 from .newton import root
-from .systems import CompiledSystem, GridSolution, SystemSolution, compile_system
 from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES, SolverResult
+from .systems import CompiledSystem, GridSolution, SystemSolution, compile_system
 
 __all__ = [
     "SolverResult",

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ConvergenceError
-from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES, SolverResult
+from .result import CONVERGED, STATUS_MESSAGES, SolverResult
 
 __all__ = [
     "fixed_point_nb",
@@ -217,12 +217,11 @@ def check_status(x, status, iterations, residual, method, on_failure="raise"):
         iterations=int(np.max(iterations)) if np.size(iterations) else 0,
         residual=float(np.max(residual)) if np.size(residual) else 0.0,
         method=method,
-        message=STATUS_MESSAGES[worst] if st.ndim == 0 else (
-            "converged" if bad == 0 else f"{bad} of {st.size} point(s) failed: {STATUS_MESSAGES[worst]}"),
+        message=STATUS_MESSAGES[worst]
+        if st.ndim == 0
+        else ("converged" if bad == 0 else f"{bad} of {st.size} point(s) failed: {STATUS_MESSAGES[worst]}"),
         status=worst,
     )
     if worst != CONVERGED and on_failure == "raise":
         raise ConvergenceError(f"{method}: {res.message}; residual {res.residual:.3g}", res)
     return res
-
-

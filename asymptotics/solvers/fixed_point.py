@@ -26,8 +26,10 @@ from .result import CONVERGED, MAX_STEPS, NONFINITE
 
 __all__ = ["fixed_point"]
 
+_DEFAULT = FixedPoint()  # configurations are immutable: one shared default
 
-def fixed_point(g, x0, *, args=(), solver=FixedPoint(), on_failure="raise"):
+
+def fixed_point(g, x0, *, args=(), solver=_DEFAULT, on_failure="raise"):
     """Solve ``x = g(x, *args)`` for a real or complex scalar or array ``x``.
 
     Parameters
@@ -47,8 +49,13 @@ def fixed_point(g, x0, *, args=(), solver=FixedPoint(), on_failure="raise"):
     if isinstance(solver, Newton):
         from .newton import root
 
-        return root(lambda x, *a: np.asarray(g(x, *a)) - np.asarray(x), x0, args=args, solver=solver,
-                    on_failure=on_failure)
+        return root(
+            lambda x, *a: np.asarray(g(x, *a)) - np.asarray(x),
+            x0,
+            args=args,
+            solver=solver,
+            on_failure=on_failure,
+        )
     if not isinstance(solver, (FixedPoint, Anderson)):
         raise ParameterError("solver", solver, "a FixedPoint, Anderson or Newton configuration")
     packed = pack(x0)

@@ -23,6 +23,8 @@ from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR
 
 __all__ = ["root"]
 
+_DEFAULT = Newton()  # configurations are immutable: one shared default
+
 
 def _fd_jacobian(F, x, fx):
     n = x.size
@@ -35,7 +37,7 @@ def _fd_jacobian(F, x, fx):
     return J
 
 
-def root(F, x0, *, jac=None, args=(), solver=Newton(), on_failure="raise"):
+def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
     """Solve ``F(x, *args) = 0`` for a real or complex scalar or array ``x``.
 
     Parameters
@@ -49,15 +51,19 @@ def root(F, x0, *, jac=None, args=(), solver=Newton(), on_failure="raise"):
     on_failure : "raise" | "return"
     """
     if not isinstance(solver, Newton):
-        raise ParameterError("solver", solver, "a Newton configuration (use fixed_point for FixedPoint/Anderson)")
+        raise ParameterError(
+            "solver", solver, "a Newton configuration (use fixed_point for FixedPoint/Anderson)"
+        )
     packed = pack(x0)
     Ff = packed.wrap(F, args)
     n = packed.x.size
 
     if jac is None:
+
         def Jf(x, fx):
             return _fd_jacobian(Ff, x, fx)
     else:
+
         def Jf(x, fx):
             xu = x.reshape(packed.shape) if not packed.scalar else x[0]
             J = np.asarray(jac(xu, *args))

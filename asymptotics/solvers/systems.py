@@ -87,7 +87,11 @@ class GridSolution:
         for i in range(len(self)):
             row = {k: _py(v[i]) for k, v in self.params.items()}
             row.update({k: _py(v[i]) for k, v in self.outputs.items()})
-            row.update(status=int(self.status[i]), iterations=int(self.iterations[i]), residual=float(self.residual[i]))
+            row.update(
+                status=int(self.status[i]),
+                iterations=int(self.iterations[i]),
+                residual=float(self.residual[i]),
+            )
             out.append(row)
         return out
 
@@ -111,8 +115,10 @@ class CompiledSystem:
         self.path = lowered.path
 
     def __repr__(self):
-        return (f"CompiledSystem({self.name!r}, unknowns={self.unknowns}, parameters={self.parameters}, "
-                f"outputs={self.outputs})")
+        return (
+            f"CompiledSystem({self.name!r}, unknowns={self.unknowns}, parameters={self.parameters}, "
+            f"outputs={self.outputs})"
+        )
 
     # ------------------------------------------------------------------ parameters
     def _param_vector(self, params: dict, grid: bool):
@@ -120,7 +126,9 @@ class CompiledSystem:
         extra = [p for p in params if p not in self.parameters]
         if missing or extra:
             raise ParameterError(
-                "parameters", sorted(params), f"exactly {', '.join(self.parameters)} for system {self.name!r}"
+                "parameters",
+                sorted(params),
+                f"exactly {', '.join(self.parameters)} for system {self.name!r}"
                 + (f" (missing {', '.join(missing)})" if missing else "")
                 + (f" (unknown {', '.join(extra)})" if extra else ""),
             )
@@ -143,8 +151,11 @@ class CompiledSystem:
         try:
             cols = np.broadcast_arrays(*[np.atleast_1d(c).astype(dt) for c in cols])
         except ValueError:
-            raise ParameterError("grid", {p: np.shape(params[p]) for p in self.parameters},
-                                 "scalars and 1-D arrays of one common length") from None
+            raise ParameterError(
+                "grid",
+                {p: np.shape(params[p]) for p in self.parameters},
+                "scalars and 1-D arrays of one common length",
+            ) from None
         return np.ascontiguousarray(np.column_stack(cols)), dt
 
     def _x0(self, x0, P, dt):
@@ -152,8 +163,11 @@ class CompiledSystem:
             return np.ascontiguousarray(self.module.start(P[0])[None, :].astype(dt))
         x = np.atleast_2d(np.asarray(x0, dtype=dt))
         if x.shape[1] != len(self.unknowns) or x.shape[0] not in (1, P.shape[0]):
-            raise ParameterError("x0", np.shape(x0), f"{len(self.unknowns)} values (one per unknown {self.unknowns}), "
-                                 "or one row per grid point")
+            raise ParameterError(
+                "x0",
+                np.shape(x0),
+                f"{len(self.unknowns)} values (one per unknown {self.unknowns}), or one row per grid point",
+            )
         return np.ascontiguousarray(x)
 
     def _homotopy(self):
@@ -161,16 +175,38 @@ class CompiledSystem:
         return int(idx), float(val)
 
     # ------------------------------------------------------------------ solving
-    def solve(self, *, x0=None, atol=1e-13, rtol=1e-13, max_steps=100, homotopy_steps=40,
-              on_failure="raise", **params) -> SystemSolution:
+    def solve(
+        self,
+        *,
+        x0=None,
+        atol=1e-13,
+        rtol=1e-13,
+        max_steps=100,
+        homotopy_steps=40,
+        on_failure="raise",
+        **params,
+    ) -> SystemSolution:
         """Solve at one parameter point (keyword arguments named as :attr:`parameters`)."""
         p, dt = self._param_vector(params, grid=False)
-        g = self.solve_grid(x0=x0, atol=atol, rtol=rtol, max_steps=max_steps, homotopy_steps=homotopy_steps,
-                            on_failure=on_failure, **{k: np.asarray([v]) for k, v in params.items()})
+        g = self.solve_grid(
+            x0=x0,
+            atol=atol,
+            rtol=rtol,
+            max_steps=max_steps,
+            homotopy_steps=homotopy_steps,
+            on_failure=on_failure,
+            **{k: np.asarray([v]) for k, v in params.items()},
+        )
         st = int(g.status[0])
-        res = SolverResult(value=g.values[0].copy(), converged=st == CONVERGED, iterations=int(g.iterations[0]),
-                           residual=float(g.residual[0]), method="newton (compiled)", message=STATUS_MESSAGES[st],
-                           status=st)
+        res = SolverResult(
+            value=g.values[0].copy(),
+            converged=st == CONVERGED,
+            iterations=int(g.iterations[0]),
+            residual=float(g.residual[0]),
+            method="newton (compiled)",
+            message=STATUS_MESSAGES[st],
+            status=st,
+        )
         conv = (lambda v: complex(v)) if dt == np.complex128 else (lambda v: float(np.real(v)))
         return SystemSolution(
             result=res,
@@ -179,8 +215,18 @@ class CompiledSystem:
             params={k: conv(v) for k, v in zip(self.parameters, p, strict=True)},
         )
 
-    def solve_grid(self, *, x0=None, warm=True, atol=1e-13, rtol=1e-13, max_steps=100, homotopy_steps=40,
-                   on_failure="raise", **params) -> GridSolution:
+    def solve_grid(
+        self,
+        *,
+        x0=None,
+        warm=True,
+        atol=1e-13,
+        rtol=1e-13,
+        max_steps=100,
+        homotopy_steps=40,
+        on_failure="raise",
+        **params,
+    ) -> GridSolution:
         """Solve at every point of a grid: each parameter a scalar or a 1-D array (broadcast to
         one common length n). Compiled loop with warm starts; see the module docstring."""
         if on_failure not in ("raise", "return"):
@@ -195,15 +241,28 @@ class CompiledSystem:
         hi, hv = self._homotopy()
         with np.errstate(all="ignore"):
             X, status, iters, resid, Y = self.module.solve_grid(
-                X0, P, float(atol), float(rtol), int(max_steps), bool(warm), hi, dt(hv), int(homotopy_steps))
+                X0, P, float(atol), float(rtol), int(max_steps), bool(warm), hi, dt(hv), int(homotopy_steps)
+            )
         bad = status != CONVERGED
         if np.any(bad):
             Y = Y.copy()
             Y[bad] = np.nan
-        outs = {k: (Y[:, i] if dt == np.complex128 else Y[:, i].real.copy()) for i, k in enumerate(self.outputs)}
-        pr = {k: (P[:, i] if dt == np.complex128 else P[:, i].real.copy()) for i, k in enumerate(self.parameters)}
-        sol = GridSolution(values=X if dt == np.complex128 else X.real, outputs=outs, params=pr, status=status,
-                           iterations=iters, residual=resid, unknowns=self.unknowns)
+        outs = {
+            k: (Y[:, i] if dt == np.complex128 else Y[:, i].real.copy()) for i, k in enumerate(self.outputs)
+        }
+        pr = {
+            k: (P[:, i] if dt == np.complex128 else P[:, i].real.copy())
+            for i, k in enumerate(self.parameters)
+        }
+        sol = GridSolution(
+            values=X if dt == np.complex128 else X.real,
+            outputs=outs,
+            params=pr,
+            status=status,
+            iterations=iters,
+            residual=resid,
+            unknowns=self.unknowns,
+        )
         if np.any(bad) and on_failure == "raise":
             i = int(np.flatnonzero(bad)[0])
             worst = int(status.max())

@@ -305,6 +305,7 @@ def run_sweep(
                             dry_run=dry_run, memory_limit=ex_cfg.max_memory,
                             elapsed_s=time.perf_counter() - t_start, **base)
 
+    import pyarrow.parquet  # noqa: F401  (imported before the executor starts: the first flush is prompt)
     from rich.console import Console
 
     console = console or Console(stderr=True)

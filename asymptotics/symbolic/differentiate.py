@@ -37,8 +37,9 @@ def tangent_symbol(u, wrt) -> sp.Symbol:
     return sp.Symbol(f"d{u.name}_d{wrt.name}")
 
 
-def implicit_derivatives(system: EquationSystem, wrt, *, outputs=None, method: str = "augment",
-                         name: str | None = None) -> EquationSystem:
+def implicit_derivatives(
+    system: EquationSystem, wrt, *, outputs=None, method: str = "augment", name: str | None = None
+) -> EquationSystem:
     """Differentiate ``system`` implicitly with respect to the parameter ``wrt``.
 
     ``outputs``: names of outputs to differentiate (default: all); each gives an output

@@ -5,8 +5,10 @@ r"""Elimination of unknowns that are not wanted.
 1. **linear substitution** — an equation ``a·u + b = 0`` that is of degree one in an unwanted
    unknown u (preferring a coefficient a free of unknowns, then the simplest a) gives u = −b/a,
    which is substituted everywhere (numerators of the results are kept, as polynomials);
-2. **resultants** — when no equation is linear in u, two equations containing u are replaced by
-   their resultant with respect to u.
+2. **resultants** — when no equation is linear in u, the m equations containing u are replaced
+   by the m − 1 resultants res(e_1, e_k) with respect to u, made square-free (a repeated factor
+   would give a double root and a singular Jacobian). Resultants can grow quickly with symbolic
+   parameters: prefer keeping an unknown to eliminating it by a large resultant.
 
 The substitutions are recorded in ``system.eliminated`` so that outputs that refer to an
 eliminated unknown (e.g. g55 for a source trace) are still expressed through the kept ones.
@@ -51,7 +53,9 @@ def _linear_candidates(eqs, u, unknowns):
     return out
 
 
-def eliminate(system: EquationSystem, keep, *, name: str | None = None, simplify: bool = True) -> EquationSystem:
+def eliminate(
+    system: EquationSystem, keep, *, name: str | None = None, simplify: bool = True
+) -> EquationSystem:
     """Eliminate every unknown not in ``keep`` (see the module docstring). Returns a system in the
     kept unknowns (in the order of ``keep``)."""
     keep = tuple(sp.Symbol(k) if isinstance(k, str) else k for k in keep)
@@ -86,17 +90,22 @@ def eliminate(system: EquationSystem, keep, *, name: str | None = None, simplify
                 raise ParameterError("keep", keep, f"a set that leaves enough equations to eliminate {u}")
             # replace the m equations containing u by the m − 1 resultants res(e_first, e_k)
             first = eqs[with_u[0]]
-            res = [sp.expand(sp.resultant(first, eqs[k], u)) for k in with_u[1:]]
+            res = [_square_free(sp.expand(sp.resultant(first, eqs[k], u))) for k in with_u[1:]]
             eqs = [e for k, e in enumerate(eqs) if k not in with_u] + res
             lost = sorted(str(k) for k, v in eliminated.items() if v.has(u))
             eliminated = {k: v for k, v in eliminated.items() if not v.has(u)}
-            notes.append(f"eliminated {u} by a resultant (no back-substitution"
-                         + (f"; dropped the expressions of {', '.join(lost)}" if lost else "") + ")")
+            notes.append(
+                f"eliminated {u} by a resultant (no back-substitution"
+                + (f"; dropped the expressions of {', '.join(lost)}" if lost else "")
+                + ")"
+            )
         todo.remove(u)
         unknowns.remove(u)
         eqs = [e for e in eqs if e != 0]
     if len(eqs) != len(keep):
-        raise ParameterError("keep", keep, f"a set for which elimination leaves {len(keep)} equations, got {len(eqs)}")
+        raise ParameterError(
+            "keep", keep, f"a set for which elimination leaves {len(keep)} equations, got {len(eqs)}"
+        )
     out = EquationSystem(
         name=name or f"{system.name}_reduced",
         unknowns=keep,
@@ -134,6 +143,16 @@ def _factors(expr):
             else:
                 out.append((a, 1))
     return out
+
+
+def _square_free(p):
+    """The square-free part of a polynomial (repeated factors once)."""
+    if not p.free_symbols:
+        return p
+    try:
+        return sp.expand(sp.sqf_part(p))
+    except sp.PolynomialError:  # pragma: no cover - non-polynomial input
+        return p
 
 
 def _normal(f):

@@ -111,8 +111,10 @@ class Pencil:
         for g in self.gaussians:
             rows, cols = (sizes[g.row - 1], sizes[g.col - 1])
             shape = (cols, rows) if g.transpose else (rows, cols)
-            if g.name in shapes and sp.simplify(shapes[g.name][0] - shape[0]) != 0 or (
-                g.name in shapes and sp.simplify(shapes[g.name][1] - shape[1]) != 0
+            if (
+                g.name in shapes
+                and sp.simplify(shapes[g.name][0] - shape[0]) != 0
+                or (g.name in shapes and sp.simplify(shapes[g.name][1] - shape[1]) != 0)
             ):
                 raise ParameterError(
                     f"occurrence of {g.name} in block ({g.row}, {g.col})",
@@ -125,7 +127,9 @@ class Pencil:
             for j in range(B):
                 if i != j and q0[i, j] != 0 and sp.simplify(sizes[i] - sizes[j]) != 0:
                     raise ParameterError(
-                        f"q0[{i + 1},{j + 1}]", q0[i, j], "0 (deterministic entries only couple blocks of equal size)"
+                        f"q0[{i + 1},{j + 1}]",
+                        q0[i, j],
+                        "0 (deterministic entries only couple blocks of equal size)",
                     )
 
     @property
@@ -182,7 +186,10 @@ class Pencil:
         if len(dims) != self.blocks:
             raise ParameterError("block_dims", block_dims, f"{self.blocks} integers")
         offs = np.concatenate([[0], np.cumsum(dims)])
-        Q = np.zeros((offs[-1], offs[-1]), dtype=complex if any(isinstance(v, complex) for v in subs.values()) else float)
+        Q = np.zeros(
+            (offs[-1], offs[-1]),
+            dtype=complex if any(isinstance(v, complex) for v in subs.values()) else float,
+        )
 
         def num(e):
             v = complex(sp.sympify(e).subs(subs).evalf())
@@ -193,13 +200,15 @@ class Pencil:
                 c = self.q0[i, j]
                 if c != 0:
                     if dims[i] != dims[j]:
-                        raise ParameterError("block_dims", block_dims, f"equal sizes for blocks {i + 1} and {j + 1}")
-                    Q[offs[i]:offs[i + 1], offs[j]:offs[j + 1]] += num(c) * np.eye(dims[i])
+                        raise ParameterError(
+                            "block_dims", block_dims, f"equal sizes for blocks {i + 1} and {j + 1}"
+                        )
+                    Q[offs[i] : offs[i + 1], offs[j] : offs[j + 1]] += num(c) * np.eye(dims[i])
         for g in self.gaussians:
             Y = np.asarray(matrices[g.name])
             blk = Y.T if g.transpose else Y
             i, j = g.row - 1, g.col - 1
             if blk.shape != (dims[i], dims[j]):
                 raise ParameterError(f"matrix {g.name}", Y.shape, f"a shape fitting block ({g.row}, {g.col})")
-            Q[offs[i]:offs[i + 1], offs[j]:offs[j + 1]] += num(g.coeff) * blk
+            Q[offs[i] : offs[i + 1], offs[j] : offs[j + 1]] += num(g.coeff) * blk
         return Q

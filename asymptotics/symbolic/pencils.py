@@ -20,7 +20,20 @@ import sympy as sp
 
 from .pencil import Gaussian, Pencil
 
-__all__ = ["SYMBOLS", "LATEX_NAMES", "mp_pencil", "rf_ridge_pencil", "z", "lam", "psi2", "phi", "psi", "eta", "zeta", "s"]
+__all__ = [
+    "SYMBOLS",
+    "LATEX_NAMES",
+    "mp_pencil",
+    "rf_ridge_pencil",
+    "z",
+    "lam",
+    "psi2",
+    "phi",
+    "psi",
+    "eta",
+    "zeta",
+    "s",
+]
 
 z, lam, psi2, phi, psi, eta, zeta, s = sp.symbols("z lam psi2 phi psi eta zeta s")
 SYMBOLS = {sym.name: sym for sym in (z, lam, psi2, phi, psi, eta, zeta, s)}
@@ -30,8 +43,8 @@ LATEX_NAMES = {lam: r"\lambda", psi2: r"\psi_2", eta: r"\eta", zeta: r"\zeta"}
 def mp_pencil() -> Pencil:
     r"""Marchenko–Pastur of W₀W₀ᵀ (``20-pencils.md`` §3). W ∈ ℝ^{d×N}, N(0, 1/d) entries, L = d:
 
-        Q = [ −z I_d   W    ]        (Q⁻¹)₁₁ = (WWᵀ − z)⁻¹,  g11 = m̄(z);
-            [  Wᵀ    −I_N   ]        g22 = −1/(1 + m̄),  m(z) (of WᵀW) = g22/z.
+    Q = [ −z I_d   W    ]        (Q⁻¹)₁₁ = (WWᵀ − z)⁻¹,  g11 = m̄(z);
+        [  Wᵀ    −I_N   ]        g22 = −1/(1 + m̄),  m(z) (of WᵀW) = g22/z.
     """
     return Pencil(
         name="mp_gram",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
@@ -55,8 +55,9 @@ def register_system(name: str, description: str = "", pencil: Callable | None = 
     def deco(builder):
         if name in _REGISTRY and _REGISTRY[name].build.__qualname__ != builder.__qualname__:
             raise ParameterError("name", name, "a name not already registered")
-        _REGISTRY[name] = SystemEntry(name, description or (builder.__doc__ or "").strip().split("\n")[0], builder,
-                                      pencil)
+        _REGISTRY[name] = SystemEntry(
+            name, description or (builder.__doc__ or "").strip().split("\n")[0], builder, pencil
+        )
         return builder
 
     return deco
@@ -74,7 +75,7 @@ def list_systems() -> dict:
     return {k: v.description for k, v in _REGISTRY.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_system(name: str) -> EquationSystem:
     """Build (once per process) and return the registered system ``name``."""
     if name not in _REGISTRY:
@@ -87,32 +88,52 @@ def get_system(name: str) -> EquationSystem:
 g11, g22, g55 = sp.symbols("g11 g22 g55")
 
 
-@register_system("mp_gram", pencil=mp_pencil, description="matrix Dyson equations of the 2×2 Marchenko–Pastur pencil of W0 W0^T (g11 = mbar)")
+@register_system(
+    "mp_gram",
+    pencil=mp_pencil,
+    description="matrix Dyson equations of the 2×2 Marchenko–Pastur pencil of W0 W0^T (g11 = mbar)",
+)
 def _mp_gram():
     return dyson_system(mp_pencil(), outputs={"mbar": g11, "m": g22 / z}, homotopy=(z, -1e3))
 
 
-@register_system("mp_gram_reduced", pencil=mp_pencil, description="the MP pencil reduced to one equation for mbar = g11")
+@register_system(
+    "mp_gram_reduced", pencil=mp_pencil, description="the MP pencil reduced to one equation for mbar = g11"
+)
 def _mp_gram_reduced():
     return eliminate(get_system("mp_gram"), keep=[g11])
 
 
-@register_system("mp_gram_dz", pencil=mp_pencil, description="mbar and its z-derivative by implicit differentiation")
+@register_system(
+    "mp_gram_dz", pencil=mp_pencil, description="mbar and its z-derivative by implicit differentiation"
+)
 def _mp_gram_dz():
     return implicit_derivatives(get_system("mp_gram_reduced"), z, outputs=["mbar"])
 
 
-@register_system("rf_ridge_dyson", pencil=rf_ridge_pencil, description="matrix Dyson equations of the 5-block random-features ridge pencil with source s")
+@register_system(
+    "rf_ridge_dyson",
+    pencil=rf_ridge_pencil,
+    description="matrix Dyson equations of the 5-block random-features ridge pencil with source s",
+)
 def _rf_dyson():
     return dyson_system(rf_ridge_pencil(source=True), outputs={"tau1": g11, "g55": g55}, homotopy=(lam, 1e3))
 
 
-@register_system("rf_ridge_source", pencil=rf_ridge_pencil, description="the RF ridge pencil reduced to (g11, g22), source parameter s kept")
+@register_system(
+    "rf_ridge_source",
+    pencil=rf_ridge_pencil,
+    description="the RF ridge pencil reduced to (g11, g22), source parameter s kept",
+)
 def _rf_source():
     return eliminate(get_system("rf_ridge_dyson"), keep=[g11, g22])
 
 
-@register_system("rf_ridge", pencil=rf_ridge_pencil, description="RF ridge traces at s = 0: tau1 = tr(K + lam)^{-1}/n from (g11, g22)")
+@register_system(
+    "rf_ridge",
+    pencil=rf_ridge_pencil,
+    description="RF ridge traces at s = 0: tau1 = tr(K + lam)^{-1}/n from (g11, g22)",
+)
 def _rf_ridge():
     red = get_system("rf_ridge_source").subs({s: 0})
     return red.with_(outputs={"tau1": g11}, description=red.description + "; at s = 0")

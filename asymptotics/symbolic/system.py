@@ -64,7 +64,9 @@ class EquationSystem:
         params = tuple(self.parameters) if self.parameters else _sorted_symbols(syms)
         missing = syms - set(params)
         if missing:
-            raise ParameterError("parameters", params, f"a list containing every free symbol ({_sorted_symbols(missing)})")
+            raise ParameterError(
+                "parameters", params, f"a list containing every free symbol ({_sorted_symbols(missing)})"
+            )
         object.__setattr__(self, "parameters", params)
         object.__setattr__(self, "outputs", {k: sp.sympify(v) for k, v in self.outputs.items()})
         object.__setattr__(self, "eliminated", {k: sp.sympify(v) for k, v in self.eliminated.items()})
@@ -74,7 +76,9 @@ class EquationSystem:
             hp, hv = self.homotopy
             hp = sp.Symbol(hp) if isinstance(hp, str) else hp
             if hp not in params:
-                raise ParameterError("homotopy", self.homotopy, f"(parameter, value) with a parameter in {params}")
+                raise ParameterError(
+                    "homotopy", self.homotopy, f"(parameter, value) with a parameter in {params}"
+                )
             object.__setattr__(self, "homotopy", (hp, float(hv)))
 
     # ------------------------------------------------------------------ views
@@ -132,15 +136,28 @@ class EquationSystem:
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of the system (unknowns, equations, parameters, outputs)."""
-        text = sp.srepr((self.unknowns, self.equations, self.parameters, tuple(self.outputs.items()),
-                         tuple(self.eliminated.items()), tuple(self.start.items()), self.homotopy))
+        text = sp.srepr(
+            (
+                self.unknowns,
+                self.equations,
+                self.parameters,
+                tuple(self.outputs.items()),
+                tuple(self.eliminated.items()),
+                tuple(self.start.items()),
+                self.homotopy,
+            )
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def __hash__(self):
         return hash(self.fingerprint)
 
     def __eq__(self, other):
-        return isinstance(other, EquationSystem) and self.name == other.name and self.fingerprint == other.fingerprint
+        return (
+            isinstance(other, EquationSystem)
+            and self.name == other.name
+            and self.fingerprint == other.fingerprint
+        )
 
     # ------------------------------------------------------------------ printing
     def _display(self, e):
@@ -155,7 +172,11 @@ class EquationSystem:
         """Outputs for display: eliminated unknowns substituted when an output refers to one."""
         out = {}
         for k, v in self.outputs.items():
-            out[k] = sp.factor(sp.cancel(self.expand_eliminated(v))) if v.free_symbols & set(self.eliminated) else v
+            out[k] = (
+                sp.factor(sp.cancel(self.expand_eliminated(v)))
+                if v.free_symbols & set(self.eliminated)
+                else v
+            )
         return out
 
     def latex_names(self, extra: dict | None = None) -> dict:
@@ -187,8 +208,10 @@ class EquationSystem:
 
     def pretty(self) -> str:
         """Plain-text rendering (sympy's pretty printer, unicode)."""
-        out = [f"{self.name}: {len(self.unknowns)} unknown(s) {', '.join(map(str, self.unknowns))}; "
-               f"parameters {', '.join(map(str, self.parameters))}"]
+        out = [
+            f"{self.name}: {len(self.unknowns)} unknown(s) {', '.join(map(str, self.unknowns))}; "
+            f"parameters {', '.join(map(str, self.parameters))}"
+        ]
         if self.description:
             out.append(self.description)
         for e in self.equations:

@@ -9,12 +9,22 @@ import typer
 
 
 def derive_command(
-    system: Annotated[str | None, typer.Argument(help="A registered system (see --list), e.g. rf_ridge_traces.")] = None,
-    latex: Annotated[bool, typer.Option("--latex", help="Print LaTeX (pencil and aligned equations).")] = False,
+    system: Annotated[
+        str | None, typer.Argument(help="A registered system (see --list), e.g. rf_ridge_traces.")
+    ] = None,
+    latex: Annotated[
+        bool, typer.Option("--latex", help="Print LaTeX (pencil and aligned equations).")
+    ] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the registered systems and exit.")] = False,
-    pencil: Annotated[bool, typer.Option("--pencil/--no-pencil", help="Also print the pencil it is derived from.")] = True,
-    full: Annotated[bool, typer.Option("--full", help="Also print the eliminated unknowns and derivation notes.")] = False,
-    code: Annotated[bool, typer.Option("--code", help="Print the path of the generated compiled module (lowers it).")] = False,
+    pencil: Annotated[
+        bool, typer.Option("--pencil/--no-pencil", help="Also print the pencil it is derived from.")
+    ] = True,
+    full: Annotated[
+        bool, typer.Option("--full", help="Also print the eliminated unknowns and derivation notes.")
+    ] = False,
+    code: Annotated[
+        bool, typer.Option("--code", help="Print the path of the generated compiled module (lowers it).")
+    ] = False,
 ) -> None:
     """Print the equations of a system derived by the matrix Dyson rule (20-pencils.md)."""
     import sympy as sp
@@ -41,9 +51,13 @@ def derive_command(
         typer.echo(S.latex(symbol_names=LATEX_NAMES))
         if full and S.eliminated:
             names = S.latex_names(LATEX_NAMES)
-            lines = [f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
-                     for k, v in S.eliminated.items()]
-            typer.echo("% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}")
+            lines = [
+                f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
+                for k, v in S.eliminated.items()
+            ]
+            typer.echo(
+                "% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+            )
     else:
         typer.echo(f"{S.name}: {entry.description}")
         if P is not None:

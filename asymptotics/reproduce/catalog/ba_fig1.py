@@ -12,7 +12,7 @@ from . import _large_step as L
 from ._common import NOISE_TEX, RISK_LABEL, add_comparisons, fmt, points_from, sim_caption, standard_plot
 
 SIZES = {
-    "toy": {"d": 64, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0]},
+    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0]},
     "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [4.0, 16.0]},
     "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 8.0, 16.0, 32.0]},
     "full": {"d": 512, "seeds": 20, "n_test": 10_000, "psi1": [2.0, 4.0, 8.0, 16.0, 32.0]},

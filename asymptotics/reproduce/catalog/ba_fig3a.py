@@ -13,7 +13,7 @@ PSI2, LAM, NOISE = 2.0, 1e-4, 0.25
 ETAS = (4.0, 8.0)  # not stated in the paper (open): above the BBP threshold η_c ≈ 2.0–3.8 on the range
 
 SIZES = {
-    "toy": {"d": 64, "seeds": 4, "n_test": 2000, "psi1": [1.0, 6.0], "sim_etas": [4.0]},
+    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [1.0, 6.0], "sim_etas": [4.0]},
     "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [0.5, 4.0, 10.0], "sim_etas": [4.0, 8.0]},
     "default": {"d": 256, "seeds": 5, "n_test": 10_000, "psi1": [0.5, 1.0, 4.0, 6.0, 10.0, 20.0], "sim_etas": [4.0, 8.0]},
     "full": {"d": 512, "seeds": 50, "n_test": 10_000, "psi1": [0.5, 1.0, 3.0, 4.0, 6.0, 10.0, 20.0], "sim_etas": [4.0, 8.0]},

@@ -13,7 +13,7 @@ PSI1, LAM, NOISE = 5.0, 1e-2, 0.1
 ETAS = (2.0, 4.0)  # not stated in the paper (open); δ(η = 2) is tabulated in the theory notes
 
 SIZES = {
-    "toy": {"d": 64, "seeds": 4, "n_test": 2000, "psi2": [0.5, 2.0], "sim_etas": [4.0]},
+    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi2": [0.5, 2.0], "sim_etas": [4.0]},
     "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi2": [0.25, 1.0, 4.0], "sim_etas": [2.0, 4.0]},
     "default": {"d": 256, "seeds": 5, "n_test": 10_000, "psi2": [0.25, 0.5, 1.0, 2.0, 4.0], "sim_etas": [2.0, 4.0]},
     "full": {"d": 512, "seeds": 50, "n_test": 10_000, "psi2": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": [2.0, 4.0]},

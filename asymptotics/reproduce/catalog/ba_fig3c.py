@@ -12,7 +12,7 @@ from ._common import NOISE_TEX, RISK_LABEL, add_comparisons, fmt, points_from, s
 
 EXPONENTS = (0.0, 0.125, 0.25, 0.375, 0.5)
 SIZES = {
-    "toy": {"d": 64, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.5]},
+    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.5]},
     "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.25, 0.5]},
     "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 16.0], "exponents": list(EXPONENTS)},
     "full": {"d": 512, "seeds": 20, "n_test": 10_000, "psi1": [2.0, 4.0, 8.0, 16.0, 32.0], "exponents": list(EXPONENTS)},

@@ -14,7 +14,7 @@ POINTS = (
     ("tanh", "tanh", 0.1, 0.1, 1.0, 0.5, 3.0),
 )
 SIZES = {
-    "toy": {"d": 64, "seeds": 4, "n_test": 2000},
+    "toy": {"d": 100, "seeds": 4, "n_test": 2000},
     "quick": {"d": 150, "seeds": 4, "n_test": 5000},
     "default": {"d": 400, "seeds": 4, "n_test": 10_000},
     "full": {"d": 800, "seeds": 10, "n_test": 10_000},

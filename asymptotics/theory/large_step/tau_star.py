@@ -382,10 +382,11 @@ def activation_limits(act: Activation) -> tuple[float | None, float | None]:
         except Exception:  # pragma: no cover - sympy gives up: treat as no finite limit
             out.append(None)
             continue
-        if lim.is_real and lim.is_finite:
-            out.append(float(lim))
-        else:
-            out.append(None)
+        try:
+            val = float(lim) if (lim.is_number and lim.is_finite and lim.is_real) else None
+        except (TypeError, ValueError):  # AccumBounds (sin), unevaluated limits
+            val = None
+        out.append(val if val is not None and math.isfinite(val) else None)
     return tuple(out)
 
 
@@ -759,18 +760,20 @@ def _solve_compiled(prob: _Problem, cfg: TauStarConfig, on_failure: str) -> TauS
     for p in range(n):
         best_lim = int(np.argmin(lim[p]))
         lv = lim[p, best_lim]
-        if status[p] == "failed":
-            continue
         tol = cfg.atol + cfg.rtol * abs(lv) + lim_err[p, best_lim] + err[p]
-        if status[p] == "edge":
+        if status[p] in ("failed", "edge"):
+            # the scan kept decreasing to the end of its range, or no stationary point could be
+            # pinned down: the infimum is the exact limit if that is below every value seen
             if math.isfinite(lv) and lv <= tau[p] + max(tol, 1e-3 * abs(tau[p])):
-                pass  # the scan decreased to the end of the range, towards the exact limit
+                why = messages.pop(int(p), "")
+                messages[int(p)] = "the objective decreases towards the limit" + (f" ({why})" if why else "")
             else:
+                if status[p] == "edge":
+                    messages[int(p)] = (
+                        f"the best scanned value is at |κ| = {cfg.kappa_max_limit:g} and the student has no finite"
+                        " limit there to compare with"
+                    )
                 status[p] = "failed"
-                messages[int(p)] = (
-                    f"the best scanned value is at |κ| = {cfg.kappa_max_limit:g} and the student has no finite"
-                    " limit there to compare with"
-                )
                 continue
         elif not (math.isfinite(lv) and lv < tau[p] - tol):
             continue
@@ -779,10 +782,24 @@ def _solve_compiled(prob: _Problem, cfg: TauStarConfig, on_failure: str) -> TauS
         msg = f"no finite minimiser: τ(κ) → {lv:.6g} as κ → {'+' if sign > 0 else '-'}∞"
         if status[p] in ("interior", "zero"):
             msg += f" (below the finite local minimum {tau[p]:.6g} at κ = {kappa[p]:.6g})"
+        elif messages.get(int(p)):
+            msg += f"; {messages[int(p)]}"
         kappa[p], tau[p], d1[p], d2[p] = sign * math.inf, lv, 0.0, 0.0
         err[p], kerr[p] = lim_err[p, best_lim], math.inf
         status[p] = "to_plus_infinity" if sign > 0 else "to_minus_infinity"
         messages[int(p)] = msg
+
+    # a second minimiser at −κ* (τ is even in κ when σ* is even and σ odd, or vice versa)
+    interior = [p for p in range(n) if status[p] == "interior"]
+    if interior:
+        idx = np.array(interior, dtype=np.int64)
+        mirrored = c.objective(-kappa[idx], idx, int(level.max()) + 1)
+        for j, p in enumerate(interior):
+            if abs(mirrored[j, 0] - tau[p]) <= 10 * (cfg.atol + cfg.rtol * abs(tau[p]) + err[p]):
+                if kappa[p] < 0:  # report the positive one of the pair
+                    kappa[p], d1[p] = -kappa[p], -d1[p]
+                note = f"also attained at κ = {-kappa[p]:.6g} (τ is even in κ here)"
+                messages[int(p)] = f"{messages[int(p)]}; {note}" if messages.get(int(p)) else note
 
     tau = np.maximum(tau, 0.0)  # τ ≥ 0; rounding can give −1e-33 for an exact zero
     grid = TauStarGrid(
@@ -905,93 +922,191 @@ def _erf_curvature(a: float, b: float, kappa: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # the mpmath path
 # ---------------------------------------------------------------------------------------------
-def _solve_mp(prob: _Problem, a: float, b: float, dps: int, start: TauStarResult) -> TauStarResult:
-    s_mp = prob.student._raw_module().f_mp
-    t_mp = prob.teacher._raw_module().f_mp
-    s_kinks = list(prob.student.kinks)
-    t_kinks = [k / b for k in prob.teacher.kinks]
+class _MpRules:
+    """Rules of the mpmath path: the trapezoidal rule (smooth) or composite Gauss–Legendre split
+    at the kinks (kinked), with a resolution set by the working precision."""
+
+    def __init__(self, prob: _Problem, a: float, b: float, dps: int):
+        self.prob = prob
+        self.dps = dps
+        self.A = mpmath.mpf(a)
+        self.B = mpmath.mpf(b)
+        self.s_mp = prob.student._raw_module().f_mp
+        self.t_mp = prob.teacher._raw_module().f_mp
+        self.s_kinks = [mpmath.mpf(k) / self.A for k in sorted(prob.student.kinks)]
+        self.t_kinks = sorted(mpmath.mpf(k) / self.B for k in prob.teacher.kinks)
+        digits = dps + 5
+        # Gaussian tail beyond L below 10^-digits; trapezoid step h with exp(−2πd/h) = 10^-digits
+        # for a strip of half-width d = 1.2 (checked by the rule h/2; tanh/tanh behaves like
+        # d ≈ 1.35: error ≈ exp(−8.5/h))
+        self.L = mpmath.sqrt(2 * digits * mpmath.log(10)) + 1
+        self.h0 = 2.4 * mpmath.pi / (digits * mpmath.log(10))
+        self.gl_degree0 = max(3, int(math.ceil(math.log2(max(digits, 8) / 3.0))) + 1)
+        c = 1 / mpmath.sqrt(2 * mpmath.pi)
+        self.phi = lambda u: c * mpmath.exp(-u * u / 2)
+        self.off_s = (
+            expect_mp(lambda z: self.s_mp(self.A * z), [float(k) for k in self.s_kinks], dps=dps) if prob.center else 0
+        )
+        self.off_t = (
+            expect_mp(lambda x: self.t_mp(self.B * x), [float(k) for k in self.t_kinks], dps=dps) if prob.center else 0
+        )
+        self._cache = {}
+
+    def _gl(self, level):
+        key = ("gl", level)
+        if key not in self._cache:
+            from mpmath.calculus.quadrature import GaussLegendre
+
+            self._cache[key] = GaussLegendre(mpmath.mp).calc_nodes(self.gl_degree0 + level, mpmath.mp.prec)
+        return self._cache[key]
+
+    def _composite(self, lo_hi_breaks, level):
+        """Nodes/weights (Gaussian weight included) on [−L, L], unit panels split at ``breaks``."""
+        L = int(mpmath.ceil(self.L))
+        edges = sorted({mpmath.mpf(e) for e in range(-L, L + 1)} | {b for b in lo_hi_breaks if -L < b < L})
+        xs, ws = [], []
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            half, mid = (hi - lo) / 2, (hi + lo) / 2
+            for t, wt in self._gl(level):
+                u = mid + half * t
+                xs.append(u)
+                ws.append(half * wt * self.phi(u))
+        return xs, ws
+
+    def _trapezoid(self, level):
+        key = ("trap", level)
+        if key not in self._cache:
+            h = self.h0 / 2**level
+            n = int(mpmath.floor(self.L / h))
+            xs = [k * h for k in range(-n, n + 1)]
+            self._cache[key] = (xs, [h * self.phi(u) for u in xs])
+        return self._cache[key]
+
+    def outer(self, level):
+        if self.t_kinks or self.prob.teacher.kinks:
+            key = ("outer", level)
+            if key not in self._cache:
+                self._cache[key] = self._composite(self.t_kinks, level)
+            return self._cache[key]
+        return self._trapezoid(level)
+
+    def inner(self, m, level):
+        if self.s_kinks:
+            return self._composite([k - m for k in self.s_kinks], level)
+        return self._trapezoid(level)
+
+    @property
+    def nested(self) -> bool:
+        """Whether both rules are trapezoidal (the rule of step h is every other node of h/2)."""
+        return not (self.s_kinks or self.t_kinks or self.prob.teacher.kinks)
+
+    def objective(self, kappa, level, with_coarse: bool = False):
+        """(τ, τ', τ'') at κ in mpmath arithmetic (Stein derivatives, as the compiled kernels).
+
+        With ``with_coarse`` (nested trapezoidal rules only) also returns the values of the
+        rule of twice the step, from the same function values: ``(fine, coarse)``."""
+        xs, ws = self.outer(level)
+        zero = mpmath.mpf(0)
+        acc = [[zero] * 6, [zero] * 6]  # fine, coarse: s0, s1, s2, rr, pp, qq
+        center = (len(xs) - 1) // 2
+        for i, (x, w) in enumerate(zip(xs, ws, strict=True)):
+            m = kappa * x
+            zs, wz = self.inner(m, level)
+            vals = [wj * self.s_mp(self.A * (m + zj)) for zj, wj in zip(zs, wz, strict=True)]
+            parts = [(vals, zs, w, acc[0])]
+            if with_coarse and (i - center) % 2 == 0:
+                zc = (len(zs) - 1) // 2
+                sub = [2 * v for j, v in enumerate(vals) if (j - zc) % 2 == 0]
+                zsub = [zj for j, zj in enumerate(zs) if (j - zc) % 2 == 0]
+                parts.append((sub, zsub, 2 * w, acc[1]))
+            for vv, zz, ww, a in parts:
+                g0 = mpmath.fsum(vv) - self.off_s
+                g1 = mpmath.fdot(vv, zz)
+                g2 = mpmath.fsum(v * (zj * zj - 1) for v, zj in zip(vv, zz, strict=True))
+                r = self.t_mp(self.B * x) - self.off_t - g0
+                a[0] += ww * r * r
+                a[1] += ww * r * x * g1
+                a[2] += ww * x * x * (g1 * g1 - r * g2)
+                a[3] += ww * r
+                a[4] += ww * x * g1
+                a[5] += ww * x * x * g2
+
+        def assemble(a):
+            s0, s1, s2, rr, pp, qq = a
+            if self.prob.fit_constant:
+                return s0 - rr * rr, -2 * (s1 - rr * pp), 2 * (s2 - pp * pp + rr * qq)
+            return s0, -2 * s1, 2 * s2
+
+        return (assemble(acc[0]), assemble(acc[1])) if with_coarse else assemble(acc[0])
+
+    def rule_name(self, level):
+        if self.s_kinks or self.t_kinks or self.prob.teacher.kinks:
+            return f"mpmath composite Gauss–Legendre ({3 * 2 ** (self.gl_degree0 + level - 1)} nodes/panel), {self.dps} digits"
+        return f"mpmath trapezoid h={float(self.h0 / 2**level):.4g}, {self.dps} digits"
+
+
+def _solve_mp(prob: _Problem, a: float, b: float, dps: int, start: TauStarResult, max_level: int = 2) -> TauStarResult:
+    """Refine a compiled result in mpmath at ``dps`` digits (Newton on τ' from the compiled κ*;
+    error from the rule of twice the resolution)."""
     with mpmath.workdps(dps + 10):
-        A = mpmath.mpf(a)
-        B = mpmath.mpf(b)
-        off_s = expect_mp(lambda z: s_mp(A * z), [k / a for k in s_kinks], dps=dps) if prob.center else 0
-        off_t = expect_mp(lambda z: t_mp(B * z), t_kinks, dps=dps) if prob.center else 0
+        R = _MpRules(prob, a, b, dps)
+        tol_rel = mpmath.mpf(10) ** (-dps)
+        if start.status in ("to_plus_infinity", "to_minus_infinity"):
+            lo, hi = activation_limits(prob.student)
+            sgn = 1 if start.status == "to_plus_infinity" else -1
+            L_hi, L_lo = mpmath.mpf(hi) - R.off_s, mpmath.mpf(lo) - R.off_s
 
-        def G(m):
-            return expect_mp(lambda z: s_mp(A * (m + z)), [k / a - m for k in s_kinks], dps=dps) - off_s
+            def resid(x):
+                return R.t_mp(R.B * x) - R.off_t - (L_hi if sgn * x > 0 else L_lo)
 
-        def G1(m):
-            return expect_mp(lambda z: z * s_mp(A * (m + z)), [k / a - m for k in s_kinks], dps=dps)
-
-        def T(x):
-            return t_mp(B * x) - off_t
-
-        def tau_of(kappa):
-            v = expect_mp(lambda x: (T(x) - G(kappa * x)) ** 2, t_kinks, dps=dps)
+            kk = sorted({float(k) for k in R.t_kinks} | {0.0})
+            value = expect_mp(lambda x: resid(x) ** 2, kk, dps=dps)
             if prob.fit_constant:
-                m = expect_mp(lambda x: T(x) - G(kappa * x), t_kinks, dps=dps)
-                v -= m * m
-            return v
-
-        def dtau(kappa):
-            s1 = expect_mp(lambda x: (T(x) - G(kappa * x)) * x * G1(kappa * x), t_kinks, dps=dps)
-            if prob.fit_constant:
-                r = expect_mp(lambda x: T(x) - G(kappa * x), t_kinks, dps=dps)
-                p = expect_mp(lambda x: x * G1(kappa * x), t_kinks, dps=dps)
-                return -2 * (s1 - r * p)
-            return -2 * s1
-
-        if start.status == "interior":
-            k0 = mpmath.mpf(start.kappa_star)
-            h = max(abs(k0), 1) * mpmath.mpf(10) ** (-6)
-            tol = mpmath.mpf(10) ** (-dps)
-            kappa = mpmath.findroot(dtau, (k0 - h, k0 + h), solver="secant", tol=tol**2, maxsteps=50)
-            # findroot's own convergence test: check the residual explicitly
-            res = dtau(kappa)
-            d2 = (dtau(kappa + h) - dtau(kappa - h)) / (2 * h)
-            value = tau_of(kappa)
+                m = expect_mp(resid, kk, dps=dps)
+                value -= m * m
             return replace(
                 start,
                 tau_star=float(value),
-                kappa_star=float(kappa),
-                derivative=float(res),
-                curvature=float(d2),
-                error=float(abs(res) * abs(res / d2) + mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
-                kappa_error=float(abs(res / d2)),
+                error=float(tol_rel * (1 + abs(value))),
                 method="mpmath",
-                rule=f"tanh-sinh-{dps}",
-                iterations=0,
-                message=start.message,
+                rule=f"mpmath tanh–sinh, {dps} digits (exact limit κ → ±∞)",
             )
-        if start.status == "zero":
-            value = tau_of(mpmath.mpf(0))
-            return replace(
-                start,
-                tau_star=float(value),
-                derivative=float(dtau(mpmath.mpf(0))),
-                error=float(mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
-                method="mpmath",
-                rule=f"tanh-sinh-{dps}",
-            )
-        # κ → ±∞: the exact limit
-        lo, hi = activation_limits(prob.student)
-        sgn = 1 if start.status == "to_plus_infinity" else -1
-        L_hi = mpmath.mpf(hi) - off_s
-        L_lo = mpmath.mpf(lo) - off_s
-
-        def resid(x):
-            return T(x) - (L_hi if sgn * x > 0 else L_lo)
-
-        kk = sorted(set(t_kinks) | {0.0})
-        value = expect_mp(lambda x: resid(x) ** 2, kk, dps=dps)
-        if prob.fit_constant:
-            m = expect_mp(resid, kk, dps=dps)
-            value -= m * m
-        return replace(
-            start,
-            tau_star=float(value),
-            error=float(mpmath.mpf(10) ** (-dps) * (1 + abs(value))),
-            method="mpmath",
-            rule=f"tanh-sinh-{dps}",
+        scale = abs(R.objective(mpmath.mpf(0), 0)[0]) + tol_rel  # τ(0): the natural scale
+        for level in range(max_level + 1):
+            kappa = mpmath.mpf(start.kappa_star)
+            its = 0
+            if start.status == "interior":
+                for its in range(1, 12):
+                    v, d1, d2 = R.objective(kappa, level)
+                    if not d2 > 0:
+                        raise ConvergenceError(f"mpmath path: τ''(κ) = {float(d2):.3g} ≤ 0 at κ = {float(kappa)}", start)
+                    step = d1 / d2
+                    kappa -= step
+                    if abs(step) <= tol_rel * (1 + abs(kappa)):
+                        break
+            if R.nested:
+                (v2, e1, e2), (v, d1, d2) = R.objective(kappa, level + 1, with_coarse=True)
+            else:
+                v, d1, d2 = R.objective(kappa, level)
+                v2, e1, e2 = R.objective(kappa, level + 1)
+            err = abs(v - v2)
+            kerr = abs(e1 / e2) if e2 > 0 else mpmath.inf
+            if err <= 100 * tol_rel * scale and (start.status == "zero" or kerr <= 100 * tol_rel * (1 + abs(kappa))):
+                return replace(
+                    start,
+                    tau_star=float(max(v2, 0)),
+                    kappa_star=float(kappa),
+                    derivative=float(e1),
+                    curvature=float(e2),
+                    error=float(err),
+                    kappa_error=float(kerr) if start.status == "interior" else 0.0,
+                    iterations=its,
+                    method="mpmath",
+                    rule=R.rule_name(level + 1),
+                )
+        raise ConvergenceError(
+            f"mpmath path did not reach {dps} digits: quadrature difference {float(err):.3g}, κ change {float(kerr):.3g}",
+            replace(start, tau_star=float(v2), kappa_star=float(kappa), error=float(err), method="mpmath"),
         )
 
 

@@ -1,7 +1,8 @@
 r"""Route C: R0, R1 and δ from a linear pencil (the paper's method; `10-one-step.md` §5 route C,
 `20-pencils.md`). The equations are derived by the symbolic engine (:mod:`asymptotics.symbolic`),
 the source traces by implicit differentiation, the spike by Woodbury algebra on the pencil, and
-the result is lowered to a compiled Newton solver (:mod:`asymptotics.codegen`).
+the result is rendered to compiled code (elementwise kernels printed by the engine's printer; the
+engine's generic lowered solver, :mod:`asymptotics.codegen`, as the fallback).
 
 **The Gaussian-equivalent ridge problem.** With X' = X̃/√d (n×d), W₀ (d×N) and Z' (n×N), all with
 N(0, 1/d) entries, the features are F = √d F', F' = μ1 X'W₀ + μ2 Z', and Ba et al.'s ridge is
@@ -11,7 +12,8 @@ of variance μ2*²) + ε the risk is
     R = μ2*² + μ1*² (1 − 2μ1 T1 + T2) + (σ_ε² + μ2*²) T3,
     T1 = β*ᵀW G F'ᵀX'β*/ψ1,  T2 = β*ᵀX'ᵀF' G Σ G F'ᵀX'β*/ψ1²,  T3 = tr(F' G Σ G F'ᵀ)/(ψ1 n),
 
-Σ = μ1²WᵀW + μ2² I. **The pencil** (blocks of sizes N, n, d, d; L = d; t a source parameter):
+Σ = μ1²WᵀW + μ2² I. **The pencil** (blocks of sizes N, n, d, d; L = d; t a source parameter;
+shown before the scaling by λ described below):
 
     Q = [ (λ + tμ2²) I_N    (μ2/√ψ1) Z'ᵀ     W₀ᵀ            −tμ1² W₀ᵀ     ]
         [ −(μ2/√ψ1) Z'       I_n              0              (μ1/√ψ1) X'   ]
@@ -36,13 +38,24 @@ typed in), and
 
     **δ = μ1*² (c44 − ∂_t c34/μ1²)**,   R1 = R0 − δ.
 
-The traces g11, g22 solve two polynomial equations (blocks 3, 4 eliminated by the engine); the
-t-derivatives solve the tangent equations; everything is one compiled Newton solve per point
-(4 unknowns), started from the large-λ limit g = q0⁻¹ and continued from λ = 10³ when a point
-fails from its warm start. The solution is checked to be the physical branch (g11 > 0,
-0 < g22 ≤ 1, ∂_t g22 ≥ 0). λ > 0 is required (g11 = tr G/N diverges as λ → 0 when N > n; routes
-A and B give the ridgeless limit). μ1 = 0 is answered by the closed form of route B (with a
-:class:`~asymptotics.errors.DegenerateWarning`).
+**Scaling.** The pencil is written for λG rather than G (coefficients μ/√(ψ1λ), source s = t/λ,
+see :func:`one_step_ridge_pencil`), so that every trace stays O(1) as λ → 0 on both sides of the
+interpolation threshold: g11 = tr λG/N ∈ (0, 1], g22 ∈ (0, 1], T3 = ∂_s g22/λ, and the formulas
+above hold with ∂_t → ∂_s for g34 and c34.
+
+**Solving.** Blocks of different sizes do not couple, so the d-blocks (3, 4) form a 2×2 Dyson
+block whose traces are the explicit inverse of (q0 − S)₍₃₄₎ — a function of g11 and g22 only
+(:func:`schur_system`). That leaves two rational equations g11 (q0 − S)₁₁ = 1, g22 (q0 − S)₂₂ = 1,
+whose tangents in s follow from one 2×2 linear solve (implicit differentiation by the engine).
+Newton's method in the log-traces u = log g (positivity of the Stieltjes branch built in),
+started at g = q0⁻¹ = 1 and iterated by :func:`asymptotics.solvers.fixed_point`, converges on the
+physical branch; the step and the final quantities are compiled elementwise kernels rendered
+from the derived expressions (:mod:`._route_pencil_kernel`). Every point is checked (residual,
+0 < g ≤ 1, ∂_s g22 ≥ 0); a point that fails is solved again by the engine's generic lowered
+solver (:func:`asymptotics.codegen.lower`) on the polynomial system that
+:func:`asymptotics.symbolic.eliminate` produces (with continuation in λ), polished on the full
+matrix Dyson system. λ > 0 is required (routes A and B give the ridgeless limit); μ1 = 0 is
+answered by the closed form of route B (with a :class:`~asymptotics.errors.DegenerateWarning`).
 
 >>> m = OneStepModel.from_activations("tanh", "softplus", noise=0.25)
 >>> round(risk(m, psi1=4.0, psi2=2.0, lam=1e-4, eta=3.0).risk0, 7)
@@ -59,6 +72,7 @@ import sympy as sp
 from ...errors import ConvergenceError, ParameterError
 from ...symbolic import (
     EquationSystem,
+    self_energy,
     Gaussian,
     Pencil,
     dyson_system,
@@ -67,6 +81,7 @@ from ...symbolic import (
     register_system,
     trace_matrix,
 )
+from ...solvers import FixedPoint, fixed_point
 from ._checks import as_param_array, broadcast_params
 from .derivation import woodbury_quadratic_form
 from .model import OneStepModel
@@ -77,6 +92,7 @@ __all__ = ["SYSTEM_NAME", "SYSTEM_NAME_FULL", "one_step_ridge_pencil", "spike_co
 
 SYSTEM_NAME = "one_step_ridge_risk"
 SYSTEM_NAME_FULL = "one_step_ridge_risk_full"
+SYSTEM_NAME_SCHUR = "one_step_ridge_schur"
 
 lam, psi1, psi2, mu1sq, mu2sq, s = sp.symbols("lam psi1 psi2 mu1sq mu2sq s", positive=True)
 theta_sq, theta1_sq = sp.symbols("theta_sq theta1_sq", positive=True)
@@ -89,6 +105,10 @@ ATOL, RTOL, MAX_STEPS = 1e-300, 1e-13, 100
 FLOOR = 1e-10
 #: Stage 2 (polish on the full Dyson system): tolerances, steps and round-off floor.
 POLISH_RTOL, POLISH_STEPS, POLISH_FLOOR = 1e-14, 8, 1e-13
+#: The compiled-kernel Newton (log-traces), iterated by the project's fixed-point loop; accepted
+#: residual floor of the Schur equations.
+KERNEL_NEWTON = FixedPoint(damping=1.0, atol=1e-12, rtol=1e-12, max_steps=100)
+KERNEL_FLOOR = 1e-12
 #: Largest relative change of the traces allowed in stage 2 (same root as stage 1: a jump to
 #: another root changes them by O(1)).
 MAX_MOVE = 1e-4
@@ -188,8 +208,62 @@ def compiled_system():
     return lower(SYSTEM_NAME), lower(SYSTEM_NAME_FULL)
 
 
-def solve_traces(psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_):
-    """Solve the route-C equations on a grid (1-D arrays of equal length).
+@register_system(SYSTEM_NAME_SCHUR, "Ba et al. one-step ridge (route C): the d-blocks inverted exactly (2 rational equations)",
+                 pencil=one_step_ridge_pencil)
+def schur_system() -> EquationSystem:
+    """The reduced rational system in (g11, g22): the d-block traces are the exact inverse of the
+    2×2 Dyson block (q0 − S)₍₃₄₎ (which depends on g11, g22 only), substituted into the equations
+    g11 (q0 − S)₁₁ − 1 = 0 and g22 (q0 − S)₂₂ − 1 = 0 (nothing expanded or multiplied through).
+    The source s is kept (the tangents are taken by :func:`schur_tangents`)."""
+    P = one_step_ridge_pencil()
+    G = trace_matrix(P)
+    M = P.q0 - self_energy(P, G)
+    d_traces = {G[i, j] for i in (2, 3) for j in (2, 3)}
+    if M[2:4, 2:4].free_symbols & d_traces or any(M[i, j] != 0 for i in (0, 1) for j in (2, 3)):
+        raise AssertionError("the d-block of the one-step pencil is not closed in g11, g22")  # pragma: no cover
+    Md = M[2:4, 2:4]
+    det = Md.det()
+    inv = sp.Matrix([[Md[1, 1], -Md[0, 1]], [-Md[1, 0], Md[0, 0]]]) / det
+    sub = {G[2, 2]: inv[0, 0], G[2, 3]: inv[0, 1], G[3, 2]: inv[1, 0], G[3, 3]: inv[1, 1]}
+    eqs = (M[0, 0].xreplace(sub) * G[0, 0] - 1, M[1, 1].xreplace(sub) * G[1, 1] - 1)
+    outputs = {"g22": G[1, 1], "g34": G[2, 3], "g44": G[3, 3], **spike_corrections(G)}
+    return EquationSystem(
+        name=SYSTEM_NAME_SCHUR, unknowns=(G[0, 0], G[1, 1]), equations=eqs, outputs=outputs, eliminated=sub,
+        start={G[0, 0]: sp.Integer(1), G[1, 1]: sp.Integer(1)}, homotopy=(lam, 1e3),
+        description="one-step ridge pencil, d-blocks inverted exactly: g11 (q0 − S)_11 = 1, g22 (q0 − S)_22 = 1",
+    )
+
+
+def schur_tangents():
+    """``(system, tangents, d_ds)`` for the kernels: the Schur system at s = 0 whose outputs include
+    their total s-derivatives (from :func:`asymptotics.symbolic.implicit_derivatives`, in terms of
+    the tangent symbols dg11_ds, dg22_ds, listed last among its parameters), the tangent symbols,
+    and ∂F/∂s at s = 0 (the right-hand side of the tangent equations J x' = −∂F/∂s)."""
+    S = schur_system()
+    D = implicit_derivatives(S, s, outputs=["g22", "g34", "corr34"])
+    tangents = tuple(D.unknowns[2:])
+    d_ds = [sp.diff(e, s).subs(s, 0) for e in S.equations]
+    system = EquationSystem(
+        name=SYSTEM_NAME_SCHUR, unknowns=S.unknowns, equations=tuple(e.subs(s, 0) for e in S.equations),
+        parameters=tuple(q for q in S.parameters if q != s) + tangents,
+        outputs={k: v.subs(s, 0) for k, v in D.output_expressions().items()},
+        description=S.description,
+    )
+    return system, tangents, d_ds
+
+
+@lru_cache(maxsize=1)
+def kernels():
+    """The compiled elementwise kernels of :mod:`._route_pencil_kernel` (from the disk cache when
+    the deriving code is unchanged)."""
+    from ._route_pencil_kernel import load_kernels
+
+    return load_kernels(schur_tangents)
+
+
+def solve_traces_engine(psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_):
+    """Solve the route-C equations on a grid with the engine's generic lowered solver (the fallback
+    of :func:`solve_traces`, and an independent check of it in the tests).
 
     Stage 1: the reduced system by Newton from g = q0⁻¹ (continuation in λ from 10³ for points
     that fail); stage 2: a few Newton steps on the full Dyson system from the stage-1 solution.
@@ -226,6 +300,57 @@ def solve_traces(psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_):
     return out, st, iters + itF, np.maximum(np.where(ok1, 0.0, resid), resF), moved
 
 
+def _param_matrix(names, cols, n):
+    P = np.empty((n, len(names)))
+    for j, name in enumerate(names):
+        P[:, j] = cols[name]
+    return P
+
+
+def solve_traces(psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_):
+    """Solve the route-C equations on a grid (1-D arrays of equal length).
+
+    Newton in the log-traces on the Schur system (compiled elementwise step, iterated by
+    :func:`asymptotics.solvers.fixed_point`); points that fail any check are solved again by
+    :func:`solve_traces_engine`. Returns ``(outputs: dict name → array, status, iterations,
+    residual)``; ``status`` is 0 where the answer passed every check.
+    """
+    K = kernels()
+    cols = {"lam": lam_, "psi1": psi1_, "psi2": psi2_, "mu1sq": mu1sq_, "mu2sq": mu2sq_,
+            "theta_sq": theta_sq_, "theta1_sq": theta1_sq_}
+    n = len(psi1_)
+    P = _param_matrix(K.PARAMETERS, cols, n)
+    U0 = np.zeros((2, n))  # g = q0⁻¹ = 1
+    sol = fixed_point(K.newton_map, U0, args=(P,), solver=KERNEL_NEWTON, on_failure="return")
+    U = np.asarray(sol.value, dtype=float).reshape(2, n)
+    U = K.newton_map(U, P)  # one more step: the iterate whose step passed the test is polished
+    Y, resid = K.finish(U, P)
+    out = {name: Y[:, k] for k, name in enumerate(K.OUTPUTS)}
+    out["g11"], out["g22"] = np.exp(U[0]), np.exp(U[1])
+    step = np.max(np.abs(K.newton_map(U, P) - U), axis=0)
+    good = (np.isfinite(resid) & (resid <= KERNEL_FLOOR) & (step <= 1e-10) & _physical(out)
+            & np.all(np.isfinite(Y), axis=1))
+    status = np.zeros(n, dtype=np.int64)
+    iters = np.full(n, sol.iterations + 1, dtype=np.int64)
+    if not np.all(good):
+        bad = np.flatnonzero(~good)
+        sub = [np.asarray(a)[bad] for a in (psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_)]
+        o2, st2, it2, res2, moved = solve_traces_engine(*sub)
+        ok2 = (st2 == 0) & _physical(o2) & (moved <= MAX_MOVE)
+        for k in out:
+            out[k][bad] = o2[k]
+        resid[bad] = res2
+        status[bad] = np.where(ok2, 0, np.maximum(st2, 3))
+        iters[bad] += it2
+    return out, status, iters, resid
+
+
+def _physical(out):
+    """The Stieltjes branch: 0 < g11, g22 ≤ 1 (traces of λ(A + λ)⁻¹, A ⪰ 0) and ∂_s g22 ≥ 0."""
+    return ((out["g11"] > 0) & (out["g11"] <= 1 + 1e-12) & (out["g22"] > 0) & (out["g22"] <= 1 + 1e-12)
+            & (out["dg22_ds"] >= -1e-14))
+
+
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     r"""R0(λ), R1(λ) and δ by the pencil (see the module docstring), vectorised over the inputs."""
     p1 = as_param_array("psi1", psi1)
@@ -252,21 +377,17 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     if n == 0:
         empty = np.empty(shape)
         return RiskResult(empty, empty, empty, model.kernel_bound, route="C")
-    out, status, iters, resid, moved = solve_traces(a1, a2, al, np.full(n, model.mu1**2), np.full(n, model.mu2_sq),
-                                                    th, th1)
-    physical = ((out["g11"] > 0) & (out["g11"] <= 1 + 1e-12) & (out["g22"] > 0) & (out["g22"] <= 1 + 1e-12)
-                & (out["dg22_ds"] >= -1e-14))
-    bad = (status != 0) | ~physical | ~(moved <= MAX_MOVE)
+    out, status, iters, resid = solve_traces(a1, a2, al, np.full(n, model.mu1**2), np.full(n, model.mu2_sq), th, th1)
+    bad = status != 0
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         from ...solvers import SolverResult
 
-        why = ("did not converge" if status[i] != 0 else
-               "converged to a non-physical branch" if not physical[i] else "the polish moved to another root")
         raise ConvergenceError(
-            f"route C: {int(bad.sum())} of {n} point(s) failed; first at psi1={a1[i]:g}, psi2={a2[i]:g}, lam={al[i]:g}: {why}",
+            f"route C: {int(bad.sum())} of {n} point(s) failed (compiled kernel and engine fallback); first at "
+            f"psi1={a1[i]:g}, psi2={a2[i]:g}, lam={al[i]:g}",
             SolverResult(value=None, converged=False, iterations=int(iters[i]), residual=float(resid[i]),
-                         method="newton (compiled, route C)", message=why, status=int(status[i]) or 3),
+                         method="newton (compiled, route C)", message="failed", status=int(status[i])),
         )
     mu1s = model.mu1**2
     r0 = (model.mu2_star_sq + model.mu1_star**2 * (out["g44"] - out["dg34_ds"] / mu1s)

@@ -310,6 +310,15 @@ def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior, m
     resid.append(np.abs(t - T * th).max())
     mres = rule.expect(model.mu0 * (model.h - omega) / (1.0 + V))
     resid.append(float(np.abs(mres).max()))
+    # the variance equations as published: conjugates from the channel, then the prior
+    Q1h_c, q2h_c = overlap_conjugates(rule, model.mu1, model.mu2_sq, what, V, E_train)
+    if prior == "block-mp":
+        src = np.concatenate([(Q1h_c + beta * np.outer(psih, psih)).ravel(), q2h_c + beta * c * th**2])
+        y_chk = Lfull @ src
+    else:
+        y_chk = tr.second_order @ np.array([Q1h_c[0, 0], q2h_c[0], th[0] ** 2, psih[0] ** 2])
+    qscale = max(1.0, float(np.max(np.abs(y))))
+    resid.append(float(np.max(np.abs(y_chk - y))) / qscale)
     if full_check and prior == "block-mp":
         st2 = solve_block_mp(V1h, lam + V2h, c, pi, beta, tau0=state.tau)
         resid.append(float(np.abs(st2.V1 - prior_V1).max()))
