@@ -108,7 +108,7 @@ class PlainSRF:
     def solve(self, alpha, tol=1e-4, damping=0.5, max_iter=2000):
         ratio = alpha / BETA
         x = dict(V1=1.0, V2=1.0, q1=1.0, q2=1.0, m=0.0, t=0.0, psi=0.0)
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007 - the count is returned
             I = self.channel(x)
             q1h, q2h, V1h, V2h, th, ph = ratio * I[:6]
             S = LAM + V1h * self.lam + V2h
@@ -179,6 +179,7 @@ def main(argv=None):
                          "appended as a table of theory vs simulation")
     args = ap.parse_args(argv)
 
+    load_before = os.getloadavg()[0]
     ref = reference()
     eg, setup_s, curve_s, sols = ours()
     per_point = curve_s / len(ALPHAS)
@@ -195,6 +196,7 @@ def main(argv=None):
         errs.append(abs(e - ref[i]))
         its.append(it)
     plain_per_point = float(np.mean(times))
+    load_after = os.getloadavg()[0]
     plain_total = plain.setup_s + plain_per_point * len(ALPHAS)
     ours_total = setup_s + curve_s
 
@@ -202,7 +204,9 @@ def main(argv=None):
         "# Benchmark: spiked-RF theory (Cui et al.) — asymptotics vs the published approach",
         "",
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical cores; "
-        f"Python {platform.python_version()}, numpy {np.__version__}.",
+        f"Python {platform.python_version()}, numpy {np.__version__}; 1-minute load average "
+        f"{load_before:.1f} before, {load_after:.1f} after (the machine is shared: absolute times vary, the ratio is "
+        "measured in one run).",
         "Setting: tanh/tanh, η̃ = 5, α0 = 1, λ = 0.01, β = 1; 50 α points on [0.2, 5].",
         "",
         "| | asymptotics | published approach (plain numpy/scipy) | ratio |",

@@ -41,7 +41,6 @@ def ba_config(out, d, n_test):
         "fixed": {"student": "tanh", "teacher": "tanh", "d": d, "psi2": 1.5, "eta": 1.0, "noise": 0.1,
                   "n_test": n_test, "measure": ["risk"]},
         "grid": {"psi1": [1.0, 2.0, 3.0, 4.0], "lam": "log:1e-3:1:4"},
-        "execution": {"flush_seconds": 2.0},
     }
 
 
@@ -91,7 +90,7 @@ def main():
         tasks = make_tasks(cfg, get_quantity("simulate.ba"))
         fn = get_quantity("simulate.ba").function()
 
-        plains, ins, dks = [], [], []
+        plains, ins, in1s, dks = [], [], [], []
         for _ in range(args.repeats):  # interleaved, best of: the machine is shared
             t0 = time.perf_counter()
             for t in tasks:  # plain loop: the simulator called directly, no sweep machinery
@@ -99,11 +98,13 @@ def main():
             plains.append(time.perf_counter() - t0)
             out_in = fresh("inproc")
             ins.append((run_sweep(ba_config(out_in, args.d, args.n_test), progress=False), out_in))
+            in1s.append(run_sweep(ba_config(fresh("inproc1"), args.d, args.n_test), threads_per_task=1, progress=False))
             out_dk = fresh("dask")
             dks.append((run_sweep(ba_config(out_dk, args.d, args.n_test), scheduler="local:2", progress=False), out_dk))
         plain = min(plains)
         s_in, out_in = min(ins, key=lambda x: x[0].run_s)
         s_dk, out_dk = min(dks, key=lambda x: x[0].run_s)
+        s_in1 = min(in1s, key=lambda x: x.run_s)
         assert s_in.complete and s_dk.complete, (s_in.errors, s_dk.errors)
 
         a = read_sweep(out_in).set_index("task_id").sort_index()
@@ -143,10 +144,12 @@ def main():
         "|---|---:|---:|---:|",
         f"| plain loop over the simulator (baseline, no machinery) | {plain:.2f} | {1e3 * plain / n:.1f} | |",
         f"| sweep in-process | {s_in.run_s:.2f} | {1e3 * s_in.run_s / n:.1f} | 1.00 |",
+        f"| sweep in-process, threads_per_task = 1 | {s_in1.run_s:.2f} | {1e3 * s_in1.run_s / n:.1f} | "
+        f"{s_in.run_s / s_in1.run_s:.2f} |",
         f"| sweep on LocalCluster (execution loop) | {s_dk.run_s:.2f} | {1e3 * s_dk.run_s / n:.1f} | "
-        f"{s_in.run_s / s_dk.run_s:.2f} |",
+        f"{s_in.run_s / s_dk.run_s:.2f} ({s_in1.run_s / s_dk.run_s:.2f} vs one thread) |",
         f"| sweep on LocalCluster (including cluster start-up) | {s_dk.elapsed_s:.2f} | | "
-        f"{s_in.elapsed_s / s_dk.elapsed_s:.2f} |",
+        f"{s_in.elapsed_s / s_dk.elapsed_s:.2f} ({s_in1.elapsed_s / s_dk.elapsed_s:.2f} vs one thread) |",
         "",
         f"- Machinery overhead in-process (hashing, seeds, rows, Parquet writes), measured inside the run as "
         f"(wall − Σ task time) / tasks: {1e3 * (s_in.run_s - s_in.task_seconds) / n:.2f} ms per task "

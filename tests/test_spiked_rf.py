@@ -21,8 +21,8 @@ from scipy import integrate, optimize, special
 
 from asymptotics.errors import ConvergenceError, ParameterError
 from asymptotics.theory.spiked_rf import (
-    channel_model,
     cget_coefficients,
+    channel_model,
     cui_to_srf,
     kappa_rule,
     mp_prior_traces,

@@ -49,6 +49,15 @@ def test_srf_isotropic_limit(capsys):
     assert row["alpha0"] == "inf" and row["gamma"] == 1.0 and round(row["test_error"], 4) == 0.0196
 
 
+def test_srf_finite_d_option(capsys):
+    code, out, err = run(["theory", "srf", "--alpha", "1", "--alpha0", "3", "--eta-tilde", "2", "--beta", "0.5",
+                          "--lam", "0.05", "--teacher", "sin", "--finite-d", "600", "--format", "json"], capsys)
+    assert code == 0, err
+    obj = json.loads(out)
+    assert obj["rows"][0]["prior"] == "finite" and "sampled bulk" in obj["meta"]["prior"]
+    assert abs(obj["rows"][0]["test_error"] - 0.1622) < 0.08 * 0.1622  # one draw at p = 300: within ±8 %
+
+
 def test_srf_failure_reported(capsys):
     code, out, err = run(["theory", "srf", "--alpha", "0.5,1", "--alpha0", "1", "--eta-tilde", "5", "--lam", "0"], capsys)
     assert code == 2 and "error:" in err and "Traceback" not in err

@@ -68,7 +68,7 @@ def build_report(manifest: dict, datas: dict, items) -> str:
             continue
         comp = rec.get("comparisons", {})
         summary.append({
-            "item": f"[{it.name}](#{it.name.replace('_', '-')})",
+            "item": f"[{it.name}](#{it.name})",
             "reproduces": it.paper,
             "status": _STATUS.get(rec["status"], rec["status"]),
             "comparisons passed": f"{comp.get('passed', 0)}/{comp.get('total', 0)}" if comp.get("total") else "—",

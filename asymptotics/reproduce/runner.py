@@ -2,15 +2,17 @@
 
 Output layout (every file written atomically; a run interrupted by Ctrl-C or a kill leaves only
 complete files, a ``manifest.json`` saying ``"complete": false``, and the finished simulations in the
-cache, from which a rerun resumes)::
+cache, from which a rerun resumes):
 
-    out_dir/
-      report.md                        every figure, what it checks, theory-vs-simulation tables
-      manifest.json                    parameters, seeds, versions, timings, cache use, status
-      figures/<name>.png, .pdf         the figures
-      tables/<name>.csv|.parquet|.tex|.md     theory vs simulation (figures) or the paper's table
-      tables/comparison.*              all theory-vs-simulation rows with z-scores
-      data/<name>.json|.csv|.parquet   everything plotted (theory curves, simulation points, lines)
+```text
+out_dir/
+  report.md                        every figure, what it checks, theory-vs-simulation tables
+  manifest.json                    parameters, seeds, versions, timings, cache use, status
+  figures/<name>.png, .pdf         the figures
+  tables/<name>.csv|.parquet|.tex|.md     theory vs simulation (figures) or the paper's table
+  tables/comparison.*              all theory-vs-simulation rows with z-scores
+  data/<name>.json|.csv|.parquet   everything plotted (theory curves, simulation points, lines)
+```
 """
 
 from __future__ import annotations

@@ -74,10 +74,10 @@ def reproduce_command(
     ] = None,
     no_progress: NoProgressOpt = False,
 ) -> None:
-    """Regenerate every figure and table of Ba et al. (2022) and Cui et al. (2024): PNG + PDF figures,
-    CSV/Parquet/LaTeX/Markdown tables, report.md and manifest.json in --out. Simulations are cached, so
-    a rerun (or a run resumed after Ctrl-C) recomputes only what changed. Exit status 1 if a
-    theory-vs-simulation comparison fails or an item errors."""
+    """Regenerate every figure and table of Ba et al. (2022) and Cui et al. (2024) into --out: PNG + PDF figures, CSV/Parquet/LaTeX/Markdown tables, report.md and manifest.json.
+
+    Simulations are cached (parameters + seeds + code version), so a rerun, or a run resumed after Ctrl-C, recomputes only what changed. Exit status 1 if a theory-vs-simulation comparison fails or an item errors.
+    """
     from ...reproduce import reproduce
 
     sz = choose_size(quick, full, size)

@@ -29,7 +29,16 @@ from ...errors import ConvergenceError, ParameterError
 from ...grids import cartesian, parse_values
 from ...params import RULES
 from ...results import Result, base_meta
-from ..common import CenterOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, activations_meta, emit, resolve_activation
+from ..common import (
+    CenterOpt,
+    FormatOpt,
+    OutOpt,
+    StudentOpt,
+    TeacherOpt,
+    activations_meta,
+    emit,
+    resolve_activation,
+)
 
 GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
 
@@ -75,12 +84,14 @@ def srf_command(
     readout: Annotated[str | None, typer.Option("--readout", help="readout-initialisation types VALUES[:PROPORTIONS], e.g. 0.3,1.7:0.5,0.5.")] = None,
     center: CenterOpt = True,
     tol: Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")] = 1e-12,
+    finite_d: Annotated[int | None, typer.Option("--finite-d", help="instead of the Marchenko–Pastur limit, use the spectrum of one sampled bulk at this d (p = round(βd); the authors' finite-d approach; uniform readout only).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="seed of the sampled bulk for --finite-d.")] = 0,
     keep_going: Annotated[bool, typer.Option("--keep-going", help="write failed points as rows with their status (numbers null) instead of stopping.")] = False,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
 ) -> None:
     """Exact asymptotic test/training error of ridge on spiked random features (one large step)."""
-    from ...theory.spiked_rf import channel_model, cui_to_srf, spiked_rf_curve, srf_parameters
+    from ...theory.spiked_rf import channel_model, cui_to_srf, sample_spectrum, spiked_rf_curve, srf_parameters
 
     if not (1e-16 <= tol < 1):
         raise ParameterError("--tol", tol, "in [1e-16, 1)")
@@ -95,6 +106,12 @@ def srf_command(
     if not srf_mode and None in (eta_tilde, alpha0):
         raise ParameterError("--eta-tilde/--alpha0", (eta_tilde, alpha0), "both given (or --c --r --gamma for the sRF model)")
     ro = parse_readout(readout)
+    if finite_d is not None:
+        from ...params import check_int
+
+        finite_d = check_int("--finite-d", finite_d, 2)
+        if ro is not None and not ro.is_uniform:
+            raise ParameterError("--finite-d", finite_d, "used with the uniform readout only (no --readout)")
     alphas = _grid_values("alpha", alpha)
     points = _grid_values("beta", beta), _grid_values("lam", lam)
     noises = _grid_values("noise", noise)
@@ -112,7 +129,11 @@ def srf_command(
             params = cui_to_srf(mp["eta_tilde"], mp["alpha0"], s_act, t_act, mp["noise"], ro)
         model = channel_model(params, s_act, t_act, mp["noise"])
         for pt in cartesian(beta=points[0], lam=points[1]):
-            sols = spiked_rf_curve(model, alphas, pt["beta"], pt["lam"], tol=tol, on_failure="return")
+            prior = None
+            if finite_d is not None:
+                p_ = max(1, round(pt["beta"] * finite_d))
+                prior = sample_spectrum(finite_d, p_, params.c, seed=seed)
+            sols = spiked_rf_curve(model, alphas, pt["beta"], pt["lam"], tol=tol, on_failure="return", prior=prior)
             for s in sols:
                 if not s.converged:
                     n_failed += 1
@@ -131,6 +152,7 @@ def srf_command(
         activations=activations_meta(student=s_act, teacher=t_act),
         readout=None if ro is None else ro.as_dict(),
         tolerance=tol,
+        prior="Marchenko–Pastur closed form" if finite_d is None else f"sampled bulk, d = {finite_d}, seed = {seed}",
         conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
                     "test_error excludes the label noise, train_error includes it",
         failed=n_failed,

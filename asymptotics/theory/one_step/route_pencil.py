@@ -226,7 +226,7 @@ def schur_system() -> EquationSystem:
     inv = sp.Matrix([[Md[1, 1], -Md[0, 1]], [-Md[1, 0], Md[0, 0]]]) / det
     sub = {G[2, 2]: inv[0, 0], G[2, 3]: inv[0, 1], G[3, 2]: inv[1, 0], G[3, 3]: inv[1, 1]}
     eqs = (M[0, 0].xreplace(sub) * G[0, 0] - 1, M[1, 1].xreplace(sub) * G[1, 1] - 1)
-    outputs = {"g22": G[1, 1], "g34": G[2, 3], "g44": G[3, 3], **spike_corrections(G)}
+    outputs = {"g22": G[1, 1], "g33": G[2, 2], "g34": G[2, 3], "g43": G[3, 2], "g44": G[3, 3], **spike_corrections(G)}
     return EquationSystem(
         name=SYSTEM_NAME_SCHUR, unknowns=(G[0, 0], G[1, 1]), equations=eqs, outputs=outputs, eliminated=sub,
         start={G[0, 0]: sp.Integer(1), G[1, 1]: sp.Integer(1)}, homotopy=(lam, 1e3),
@@ -240,13 +240,13 @@ def schur_tangents():
     the tangent symbols dg11_ds, dg22_ds, listed last among its parameters), the tangent symbols,
     and ∂F/∂s at s = 0 (the right-hand side of the tangent equations J x' = −∂F/∂s)."""
     S = schur_system()
-    D = implicit_derivatives(S, s, outputs=["g22", "g34", "corr34"])
+    D = implicit_derivatives(S, s, outputs=["g22", "g33", "g34", "g43", "g44", "corr34"])
     tangents = tuple(D.unknowns[2:])
     d_ds = [sp.diff(e, s).subs(s, 0) for e in S.equations]
     system = EquationSystem(
         name=SYSTEM_NAME_SCHUR, unknowns=S.unknowns, equations=tuple(e.subs(s, 0) for e in S.equations),
         parameters=tuple(q for q in S.parameters if q != s) + tangents,
-        outputs={k: v.subs(s, 0) for k, v in D.output_expressions().items()},
+        outputs={**{k: v.subs(s, 0) for k, v in D.output_expressions().items()}, "dg11_ds": tangents[0]},
         description=S.description,
     )
     return system, tangents, d_ds

@@ -20,7 +20,14 @@ Modules (one concept each; ``30-spiked-rf.md`` sections in brackets):
 (0.3187, 0.0461, 1.961)
 """
 
-from .cget import CGETCoefficients, KappaRule, TargetFunctions, cget_coefficients, kappa_rule, target_functions
+from .cget import (
+    CGETCoefficients,
+    KappaRule,
+    TargetFunctions,
+    cget_coefficients,
+    kappa_rule,
+    target_functions,
+)
 from .channel import ChannelModel, channel_model
 from .fixed_point import (
     SpikedRFSolution,
@@ -30,7 +37,14 @@ from .fixed_point import (
     spiked_rf_curve,
 )
 from .mapping import ReadoutTypes, SpikedRFParameters, cui_to_srf, readout_types, srf_parameters
-from .prior_mp import PriorTraces, Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments, sample_spectrum
+from .prior_mp import (
+    PriorTraces,
+    Spectrum,
+    finite_prior_traces,
+    mp_prior_traces,
+    mp_resolvent_moments,
+    sample_spectrum,
+)
 from .readout_types import BlockMPState, block_tangent, solve_block_mp
 from .special_cases import (
     ba_ridge_from_cui,

@@ -240,23 +240,25 @@ def solve_mean_directions(rule: KappaRule, mu0, mu1, V, h, spike_response, propo
     A, b = mean_direction_system(rule, mu0, mu1, V, h, spike_response)
     K = mu0.shape[0]
     pi = np.ones(K) if proportions is None else np.asarray(proportions, dtype=float)
-    # rescale m_k = √π_k m̃_k, t_k unchanged; infinite penalty removes t_k
+    # rescale m_k = √π_k m̃_k, t_k unchanged; an infinite penalty removes t_k
     scale = np.concatenate([np.sqrt(pi), np.ones(K)])
-    keep = np.isfinite(np.diag(A))
-    As = (A * scale[:, None] * scale[None, :])[np.ix_(keep, keep)]
-    bs = (b * scale)[keep]
+    d = np.diag(A)
+    keep = np.isfinite(d)
+    keep &= np.abs(d * scale**2) > 1e-14 * max(float(np.max(np.abs(d[keep] * scale[keep] ** 2))), 1e-300)
     theta = np.zeros(2 * K)
-    if As.size:
-        dA = np.abs(np.diag(As))
-        tiny = 1e-14 * max(float(dA.max()), 1e-300)
-        live = dA > tiny
-        sol = np.zeros(As.shape[0])
-        if live.any():
-            Al = As[np.ix_(live, live)]
-            bl = bs[live]
-            x, *_ = np.linalg.lstsq(Al, bl, rcond=1e-13)
-            sol[live] = x
-        theta[keep] = sol * scale[keep]
+    if keep.all():
+        As = A * scale[:, None] * scale[None, :]
+        try:
+            x = np.linalg.solve(As, b * scale)
+            if np.all(np.isfinite(x)) and np.allclose(As @ x, b * scale, rtol=1e-10, atol=1e-14 * np.abs(b).max()):
+                return (x * scale)[:K], (x * scale)[K:]
+        except np.linalg.LinAlgError:
+            pass
+    idx = np.flatnonzero(keep)
+    if idx.size:
+        As = A[np.ix_(idx, idx)] * scale[idx][:, None] * scale[idx][None, :]
+        x, *_ = np.linalg.lstsq(As, b[idx] * scale[idx], rcond=1e-13)
+        theta[idx] = x * scale[idx]
     return theta[:K], theta[K:]
 
 

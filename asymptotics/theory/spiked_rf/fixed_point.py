@@ -33,8 +33,8 @@ import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
 from ...params import check_nonnegative, check_positive
-from ...solvers import Anderson, FixedPoint, Newton, SolverResult, continuation, fixed_point
-from ...solvers.result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES
+from ...solvers import Anderson, SolverResult, continuation, fixed_point
+from ...solvers.result import CONVERGED, SINGULAR, STATUS_MESSAGES
 from .channel import (
     ChannelModel,
     channel_model,
@@ -379,7 +379,6 @@ def _reduced_solve(model, alpha, beta, lam, prior, solver, x0):
     if lam == 0.0 and float(np.max(model.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(model.mu1**2))):
         raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
     if prior == "block-mp":
-        K = model.K
         g = lambda x: _response_map_block(x, model, ratio, lam, beta)  # noqa: E731
         if x0 is None:
             # exact block-MP prior at the conjugates of V = 0
