@@ -16,12 +16,12 @@ from asymptotics.theory.one_step import (
     OneStepModel,
     ck_outlier,
     critical_learning_rate,
+    derivation,
     rectangular_spike,
     spike,
     spike_correction,
     spike_correction_derivative,
 )
-from asymptotics.theory.one_step import derivation
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +86,9 @@ def test_rectangular_spike_reference():
 
 
 def test_rectangular_spike_monte_carlo():
-    """W₀ + θ u vᵀ at d = 1000, N = 2000: outlier and overlaps within O(d^{-1/2}) of the formulas."""
+    """W₀ + θ u vᵀ at d = 600, N = 1200: outlier and overlaps within O(d^{-1/2}) of the formulas."""
     rng = np.random.default_rng(12)
-    d, N = 1000, 2000
+    d, N = 600, 1200
     W = rng.standard_normal((d, N)) / np.sqrt(d)
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
@@ -99,8 +99,8 @@ def test_rectangular_spike_monte_carlo():
         U, S, Vt = np.linalg.svd(W1, full_matrices=False)
         s2, left, right = rectangular_spike(theta_sq, 2.0)
         assert abs(S[0] ** 2 - s2) < 0.05 * s2
-        assert abs((U[:, 0] @ u) ** 2 - left) < 0.05
-        assert abs((Vt[0] @ v) ** 2 - right) < 0.05
+        assert abs((U[:, 0] @ u) ** 2 - left) < 0.06
+        assert abs((Vt[0] @ v) ** 2 - right) < 0.06
 
 
 def test_resolvent_quadratic_form_monte_carlo():

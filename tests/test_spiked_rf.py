@@ -382,6 +382,25 @@ def test_two_equal_types_equal_uniform():
     assert k.m.sum() == pytest.approx(u.m[0], abs=1e-9)
 
 
+def test_quantile_types_match_continuous_type_theory():
+    # 35-large-step-gaussian-readout.md §3 (an independent operator-valued derivation on L²(κ)):
+    # Ba protocol, erf/erf, ψ2 = 2, λ_Ba = 1e-3, σ_ε = 0.1, η = √N (c = 1), ψ1 = 8, N = ∞; readout
+    # u ~ N(0, 1) by K quantile types: K = 2, 4, 8 → .0545, .0295, .0261; controls u ≡ 1: .0470,
+    # u ∈ {0.5, 1.5}: .0273. Ba → Cui: α = ψ1, β = ψ2, α0 = ψ1, η̃ = c, λ = λ_Ba ψ1/ψ2.
+    from scipy.stats import norm
+
+    from asymptotics.theory.spiked_rf import cui_ridge_from_ba
+
+    psi1, psi2, noise = 8.0, 2.0, 0.1
+    lam = cui_ridge_from_ba(1e-3, psi1, psi2)
+    cases = [(norm.ppf((np.arange(K) + 0.5) / K), ref) for K, ref in ((2, 0.0545), (4, 0.0295), (8, 0.0261))]
+    cases += [([1.0], 0.0470), ([0.5, 1.5], 0.0273)]
+    for u, ref in cases:
+        p = cui_to_srf(1.0, psi1, "erf", "erf", noise, readout=readout_types(u))
+        s = solve_spiked_rf(channel_model(p, "erf", "erf", noise), psi1, psi2, lam)
+        assert s.test_error == pytest.approx(ref, abs=5e-5), (len(u), s.test_error)
+
+
 def test_block_mp_against_sampled_matrix():
     from asymptotics.theory.spiked_rf.readout_types import block_tangent, solve_block_mp
 
@@ -410,6 +429,11 @@ def test_block_mp_against_sampled_matrix():
     dV1, dV2 = block_tangent(st, Gs, gs)
     np.testing.assert_allclose(-dV2, Q2, rtol=4e-3)
     np.testing.assert_allclose(-dV1, Q1, rtol=4e-3, atol=1e-3)
+    # the assembled second-order map equals the tangent formulas (on symmetric sources)
+    from asymptotics.theory.spiked_rf.readout_types import block_second_order_map
+
+    y = block_second_order_map(st) @ np.concatenate([Gs.ravel(), gs])
+    np.testing.assert_allclose(y, -np.concatenate([dV1.ravel(), dV2]), rtol=1e-11, atol=1e-14)
 
 
 def test_block_mp_derived_by_engine():

@@ -24,9 +24,10 @@ R0, R1                  3 % of theory             finite-size corrections of the
 CK outlier              5 % of theory             inherits the s₁² bias; §4: 3.30 vs 3.42 (d = 1600)
 ======================  =======================  ==================================================
 
-Near the threshold (η slightly above η_c) the finite-size error is largest (§3: 0.209 vs 0.242 at
-d = 1000): there the case checks a **finite-size trend** — the gap shrinks with d — instead of a
-fixed allowance. Quick variants (``asymptotics validate --quick``) use d ≈ 300–500 and three
+Near the threshold the finite-size error is largest (§3: 0.209 vs 0.242 at η = 3, d = 1000, with a
+seed-to-seed spread as large as the gap): the case ``one-step-alignment-threshold-trend`` checks a
+**finite-size trend** just below it (η = 2.2 < η_c = 2.42, theory 0): the gap shrinks with d,
+like d^{-1/2} (d = 250 … 2000). Quick variants (``asymptotics validate --quick``) use d ≈ 300–500 and three
 seeds, with the allowances doubled.
 
 ``python -m validation.cases.one_step theta2-table OUT.json`` regenerates the committed simulation
@@ -36,8 +37,6 @@ table of the θ2 finding used by ``tests/test_one_step_theta2.py``.
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from asymptotics.theory.one_step import OneStepModel, ck_outlier, risk, spike
 from validation.registry import CaseConfig, Check, case
@@ -115,37 +114,32 @@ def alignment_far(run: CaseConfig):
     return rows
 
 
-@case("one-step-alignment-threshold-trend", family=FAMILY,
-      description="§3 near the threshold: tanh/tanh, η = 3 (η_c = 2.42): ⟨u₁,β*⟩² at d = 500, 1000, 2000 — the gap "
-                  "to the theory shrinks with d")
+@case("one-step-alignment-threshold-trend", family=FAMILY, quick=True,
+      description="§3 near the threshold: tanh/tanh, σ_ε = 0.1, ψ1 = 2, ψ2 = 1.5, η = 2.2 (η_c = 2.42): ⟨u₁,β*⟩² "
+                  "→ 0, at d = 250 … 2000 — the finite-size gap shrinks with d")
 def alignment_threshold_trend(run: CaseConfig):
+    """Just below the threshold the theory is 0 and the finite-d overlap is a pure finite-size effect:
+    each d is checked against an allowance 1.5/√d (0.047 at d = 1000), and the gap at the largest d
+    against the gap at the smallest: ratio vs (d_min/d_max)^{1/2} with allowance 0.35 (the gap must
+    shrink by at least ~30 % over the range, within 3 s.e.)."""
     name = "one-step-alignment-threshold-trend"
-    eta, noise, psi1, psi2 = 3.0, 0.1, 2.0, 1.5
+    eta, noise, psi1, psi2 = 2.2, 0.1, 2.0, 1.5
     m = _model("tanh", "tanh", noise)
     th = spike(m, psi1, psi2, eta)
-    ds = (250, 500, 1000) if run.quick else (500, 1000, 2000)
-    seeds = 3 if run.quick else 4
-    gaps, ses, rows = [], [], []
+    plan = ((150, 6), (300, 6), (600, 4)) if run.quick else ((250, 8), (500, 8), (1000, 6), (2000, 4))
     pars = dict(student="tanh", teacher="tanh", noise=noise, psi1=psi1, psi2=psi2, eta=eta)
-    for j, d in enumerate(ds):
+    rows, gaps = [], []
+    for j, (d, seeds) in enumerate(plan):
         res = _sim(run, 30 + j, seeds, student="tanh", teacher="tanh", d=d, psi1=psi1, psi2=psi2, eta=eta,
                    noise=noise, lam=1e-3, n_test=2, measure=("spike",))
-        gaps.append(th.overlap_beta - res.mean["overlap_beta"])
-        ses.append(res.se["overlap_beta"])
-        rows.append(Check(name, f"overlap_beta at d = {d}", pars, th.overlap_beta, res.mean["overlap_beta"],
-                          res.se["overlap_beta"], allowance=abs(gaps[-1]) + 3 * ses[-1], d=d,
-                          note="reported; the trend rows below are the test"))
-    # the trend: the gap at the largest d is smaller than at the smallest d (by more than the noise)
-    diff = abs(gaps[0]) - abs(gaps[-1])
-    se_diff = math.hypot(ses[0], ses[-1])
-    rows.append(Check(name, f"gap shrink |gap(d={ds[0]})| − |gap(d={ds[-1]})|", pars, theory=max(diff, 0.0) if diff > 0 else 1.0,
-                      simulation=diff, se=se_diff, allowance=0.0, d=ds[-1],
-                      note=f"gaps {', '.join(f'{g:.4f}' for g in gaps)}: passes when the gap decreases (diff > 0)"))
-    # and the largest-d gap relative to the smallest-d gap scales at least like d^{-1/3}
-    ratio_bound = (ds[0] / ds[-1]) ** (1 / 3)
-    rows.append(Check(name, "gap(d_max)/gap(d_min) ≤ (d_min/d_max)^{1/3}", pars, theory=ratio_bound,
-                      simulation=min(abs(gaps[-1]) / max(abs(gaps[0]), 1e-12), ratio_bound),
-                      se=0.0, allowance=0.0, d=ds[-1], note="finite-size decay of the near-threshold gap"))
+        gaps.append((d, res.mean["overlap_beta"] - th.overlap_beta, res.se["overlap_beta"]))
+        rows.append(_row(name, f"overlap_beta, d = {d}", pars, th.overlap_beta, res, "overlap_beta", 1.5 / math.sqrt(d), d,
+                         f"η_c = {th.eta_threshold:.3f}; allowance 1.5/√d"))
+    (d0, g0, s0), (d1, g1, s1) = gaps[0], gaps[-1]
+    ratio = g1 / g0 if g0 > 0 else math.inf
+    se = abs(ratio) * math.hypot(s0 / g0, s1 / g1) if g0 > 0 and g1 != 0 else s1 / max(g0, 1e-12)
+    rows.append(Check(name, f"gap(d={d1})/gap(d={d0})", pars, theory=math.sqrt(d0 / d1), simulation=ratio, se=se,
+                      allowance=0.35, d=d1, note="finite-size trend: the gap shrinks with d (expected ~ d^{-1/2})"))
     return rows
 
 

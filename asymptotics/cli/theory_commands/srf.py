@@ -91,7 +91,13 @@ def srf_command(
     out: OutOpt = None,
 ) -> None:
     """Exact asymptotic test/training error of ridge on spiked random features (one large step)."""
-    from ...theory.spiked_rf import channel_model, cui_to_srf, sample_spectrum, spiked_rf_curve, srf_parameters
+    from ...theory.spiked_rf import (
+        channel_model,
+        cui_to_srf,
+        sample_spectrum,
+        spiked_rf_curve,
+        srf_parameters,
+    )
 
     if not (1e-16 <= tol < 1):
         raise ParameterError("--tol", tol, "in [1e-16, 1)")

@@ -15,7 +15,7 @@ ETAS = (2.0, 2.5, 5.0)
 SIZES = {
     "toy": {"d": 200, "seeds": 3, "psi1": [0.5, 8.0], "sim_etas": [5.0]},
     "quick": {"d": 400, "seeds": 3, "psi1": [0.25, 1.0, 4.0, 16.0], "sim_etas": [2.0, 5.0]},
-    "default": {"d": 1000, "seeds": 3, "psi1": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": list(ETAS)},
+    "default": {"d": 600, "seeds": 3, "psi1": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": list(ETAS)},
     "full": {"d": 2000, "seeds": 10, "psi1": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": list(ETAS)},
 }
 LO, HI = 0.2, 20.0

@@ -10,6 +10,7 @@
 The exact Gaussian-readout risk curve (``35-large-step-gaussian-readout.md``) is to be added here.
 """
 
+from .bounds import LargeStepBounds, kernel_lower_bound, large_step_bounds, psi1_crossover, upper_bound
 from .tau_star import (
     STATUSES,
     TauObjective,
@@ -24,6 +25,11 @@ from .tau_star import (
 )
 
 __all__ = [
+    "LargeStepBounds",
+    "kernel_lower_bound",
+    "large_step_bounds",
+    "psi1_crossover",
+    "upper_bound",
     "STATUSES",
     "TauObjective",
     "TauStarConfig",

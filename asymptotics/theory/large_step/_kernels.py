@@ -14,7 +14,8 @@ only need σ itself (no σ', no distributional σ'' at kinks). With ``fit_consta
 centred first (τ_c = Var(t − G)):  τ_c' = −2(S1 − R P),  τ_c'' = 2(S2 − P² + R Q), with
 S1 = E[(t−G) x G'], S2 = E[x²(G'² − (t−G)G'')], R = E[t − G], P = E[x G'], Q = E[x² G''].
 
-The inner expectation uses either fixed nodes (Gauss–Hermite; mode 0) or a composite
+The inner expectation uses either fixed nodes (trapezoidal or Gauss–Hermite, one row per student
+scale; mode 0) or a composite
 Gauss–Legendre rule on [−L, L] whose panels are split at the student's kinks, shifted to
 z = k/a − m for each m (mode 1), so kinked students (ReLU) are integrated to machine precision.
 
@@ -59,6 +60,8 @@ def inner_fixed(m, a, z, wz):
     g1 = 0.0
     g2 = 0.0
     for j in range(z.shape[0]):
+        if wz[j] == 0.0:
+            continue
         v = wz[j] * student(a * (m + z[j]))
         g0 += v
         g1 += v * z[j]
@@ -159,12 +162,52 @@ def objective_grid(kappas, a_vals, offs, fit_c, b_index, x, w, t, mode, z, wz, k
     out = np.empty((n, 3))
     for p in range(n):
         bi = b_index[p]
+        ai = a_index[p]
         v0, v1, v2 = objective(kappas[p], a_vals[p], offs[p], fit_c, x[bi], w[bi], t[bi], mode,
-                               z, wz, kinks[a_index[p]], half_width, panel, glx, glw)
+                               z[ai], wz[ai], kinks[ai], half_width, panel, glx, glw)
         out[p, 0] = v0
         out[p, 1] = v1
         out[p, 2] = v2
     return out
+
+
+@njit(cache=True)
+def newton_bracket(k, lo, hi, a, off, fit_c, x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw,
+                   xtol, max_iter):
+    """Safeguarded Newton on tau' = 0 from k inside [lo, hi] (bisection when the Newton step
+    leaves the bracket or tau'' <= 0). Returns kappa, tau, tau', tau'', status, iterations."""
+    v, d1, d2 = objective(k, a, off, fit_c, x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw)
+    status = 1
+    it = 0
+    seen_neg = False  # tau' < 0 evaluated at lo
+    seen_pos = False  # tau' > 0 evaluated at hi
+    for it in range(1, max_iter + 1):
+        if not (math.isfinite(v) and math.isfinite(d1) and math.isfinite(d2)):
+            return k, v, d1, d2, 2, it
+        tol = xtol * (1.0 + abs(k))
+        # converged: the Newton step to the stationary point is below tolerance
+        if d1 == 0.0 or (d2 > 0.0 and abs(d1) <= tol * d2):
+            status = 0
+            break
+        if d1 > 0.0:
+            hi = k
+            seen_pos = True
+        else:
+            lo = k
+            seen_neg = True
+        if hi - lo <= tol:
+            # tau' changes sign inside an interval below tolerance: converged (derivative
+            # rounding noise above xtol * tau''); otherwise the bracket held no stationary point
+            status = 0 if (seen_neg and seen_pos) else 3
+            break
+        kn = 0.5 * (lo + hi)
+        if d2 > 0.0:
+            cand = k - d1 / d2
+            if cand > lo and cand < hi:
+                kn = cand
+        k = kn
+        v, d1, d2 = objective(k, a, off, fit_c, x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw)
+    return k, v, d1, d2, status, it
 
 
 @njit(cache=True)
@@ -190,38 +233,19 @@ def minimise_one(a, off, fit_c, kscan, xs, ws, ts, zs, wzs, glxs, glws,
         return kscan[best], bestv, 0.0, 0.0, 4, 0, best
     lo = kscan[best - 1]
     hi = kscan[best + 1]
-    k = kscan[best]
-    v, d1, d2 = objective(k, a, off, fit_c, x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw)
-    status = 1
-    it = 0
-    seen_neg = False  # tau' < 0 evaluated at lo
-    seen_pos = False  # tau' > 0 evaluated at hi
-    for it in range(1, max_iter + 1):
-        if not (math.isfinite(v) and math.isfinite(d1) and math.isfinite(d2)):
-            return k, v, d1, d2, 2, it, best
-        tol = xtol * (1.0 + abs(k))
-        # converged: the Newton step to the stationary point is below tolerance
-        if d1 == 0.0 or (d2 > 0.0 and abs(d1) <= tol * d2):
-            status = 0
-            break
-        if d1 > 0.0:
-            hi = k
-            seen_pos = True
-        else:
-            lo = k
-            seen_neg = True
-        if hi - lo <= tol:
-            # tau' changes sign inside an interval below tolerance: converged (derivative
-            # rounding noise above xtol * tau''); otherwise the bracket held no stationary point
-            status = 0 if (seen_neg and seen_pos) else 3
-            break
-        kn = 0.5 * (lo + hi)
-        if d2 > 0.0:
-            cand = k - d1 / d2
-            if cand > lo and cand < hi:
-                kn = cand
-        k = kn
-        v, d1, d2 = objective(k, a, off, fit_c, x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw)
+    # Newton with the cheap rule, then a polish with the main rule from there
+    k0, v, d1, d2, st0, it0 = newton_bracket(kscan[best], lo, hi, a, off, fit_c, xs, ws, ts, mode, zs, wzs,
+                                             kinks, half_width, panel, glxs, glws, xtol, max_iter)
+    if st0 == 0:
+        dk = 0.02 * (1.0 + abs(k0))
+        k, v, d1, d2, status, it = newton_bracket(k0, max(lo, k0 - dk), min(hi, k0 + dk), a, off, fit_c,
+                                                  x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw,
+                                                  xtol, max_iter)
+        if status == 0:
+            return k, v, d1, d2, status, it0 + it, best
+    k, v, d1, d2, status, it = newton_bracket(kscan[best], lo, hi, a, off, fit_c,
+                                              x, w, t, mode, z, wz, kinks, half_width, panel, glx, glw,
+                                              xtol, max_iter)
     return k, v, d1, d2, status, it, best
 
 
@@ -237,10 +261,10 @@ def minimise_grid(a_vals, offs, fit_c, b_index, kscan,
     info = np.empty((n, 3), dtype=np.int64)
     for p in range(n):
         bi = b_index[p]
-        kk = kinks[a_index[p]]
+        ai = a_index[p]
         k, v, d1, d2, st, it, best = minimise_one(
-            a_vals[p], offs[p], fit_c, kscan, xs[bi], ws[bi], ts[bi], zs, wzs, glxs, glws,
-            x[bi], w[bi], t[bi], mode, z, wz, kk, half_width, panel, glx, glw, xtol, max_iter)
+            a_vals[p], offs[p], fit_c, kscan, xs[bi], ws[bi], ts[bi], zs[ai], wzs[ai], glxs, glws,
+            x[bi], w[bi], t[bi], mode, z[ai], wz[ai], kinks[ai], half_width, panel, glx, glw, xtol, max_iter)
         out[p, 0] = k
         out[p, 1] = v
         out[p, 2] = d1
@@ -248,6 +272,30 @@ def minimise_grid(a_vals, offs, fit_c, b_index, kscan,
         info[p, 0] = st
         info[p, 1] = it
         info[p, 2] = best
+    return out, info
+
+
+@njit(cache=True)
+def refine_grid(k0, width, a_vals, offs, fit_c, b_index, x, w, t, mode, z, wz, kinks, a_index,
+                half_width, panel, glx, glw, xtol, max_iter):
+    """Newton from k0[p] inside [k0 - width[p], k0 + width[p]] for every point (warm start after
+    a change of rule); same outputs as minimise_grid (best scan index -1)."""
+    n = a_vals.shape[0]
+    out = np.empty((n, 4))
+    info = np.empty((n, 3), dtype=np.int64)
+    for p in range(n):
+        bi = b_index[p]
+        ai = a_index[p]
+        k, v, d1, d2, st, it = newton_bracket(k0[p], k0[p] - width[p], k0[p] + width[p], a_vals[p], offs[p],
+                                              fit_c, x[bi], w[bi], t[bi], mode, z[ai], wz[ai], kinks[ai],
+                                              half_width, panel, glx, glw, xtol, max_iter)
+        out[p, 0] = k
+        out[p, 1] = v
+        out[p, 2] = d1
+        out[p, 3] = d2
+        info[p, 0] = st
+        info[p, 1] = it
+        info[p, 2] = -1
     return out, info
 '''
 

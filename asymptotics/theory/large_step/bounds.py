@@ -19,7 +19,7 @@ r"""Bounds on the risk after one large step η = Θ(√N) (Ba et al. 2022, Prop.
 >>> round(b.kernel_bound, 6), b.beats_every_kernel
 (0.027415, True)
 >>> [round(u, 5) for u in b.upper_bound]
-[0.10402, 0.00193]
+[0.10402, 0.00225]
 """
 
 from __future__ import annotations

@@ -42,13 +42,15 @@ Three paths (``method``):
 * ``"closed"``: closed forms — σ = erf(a·), σ* = erf(b·): E_ξ2 erf(a(κξ1 + ξ2)) =
   erf(aκξ1/√(1+2a²)), so κ* = b√(1+2a²)/a (√3 for a = b = 1) and τ* = 0; a linear student σ = a x:
   κ* = μ1*/a, τ* = E σ*² − μ1*² (− μ0*² with ``fit_constant``).
-* ``"compiled"``: numba kernels generated per student (:mod:`._kernels`): fixed-degree
-  Gauss–Hermite rules (smooth activations) or composite Gauss–Legendre rules split at the kinks
-  (ReLU-like), a scan of κ on a two-sided geometric grid, then safeguarded Newton on τ'(κ) = 0
-  inside the bracket of the best scanned point (derivatives by Stein's identity, so only σ is
-  evaluated). The answer is re-evaluated with a rule of twice the degree; if the two disagree by
-  more than ``atol + rtol·τ*`` (or the re-evaluated κ* moves by more than ``kappa_rtol``) the degree
-  is doubled (up to ``max_level`` times), else :class:`~asymptotics.errors.ConvergenceError`.
+* ``"compiled"``: numba kernels generated per student (:mod:`._kernels`): truncated
+  trapezoidal rules with the Gaussian weight for smooth activations (spectrally accurate; step
+  adapted to the input scale), composite Gauss–Legendre rules split at the kinks otherwise (ReLU),
+  or fixed-degree Gauss–Hermite on request; a scan of κ on a two-sided geometric grid, then
+  safeguarded Newton on τ'(κ) = 0 inside the bracket of the best scanned point (derivatives by
+  Stein's identity, so only σ is evaluated). The answer is re-evaluated with the next finer rule
+  (resolution × 1.5); if the two disagree by more than ``atol + rtol·τ*`` (or κ* moves by more
+  than ``kappa_rtol``) the resolution is refined and Newton restarted from the previous κ* (up to
+  ``max_level`` times), else :class:`~asymptotics.errors.ConvergenceError`.
 * ``"mpmath"``: the high-precision path — nested tanh–sinh quadrature (split at the kinks) at
   ``dps`` digits, τ'(κ) = 0 solved by the secant method started at the compiled κ*.
 
@@ -62,7 +64,7 @@ Three paths (``method``):
 ('closed-form', True, 0.0)
 
 The paper's appendix quotes "τ* ≈ 3·10⁻⁴ for σ = σ* = tanh, κ* ≈ 1.6": κ* agrees, τ* does not
-(τ(1.6) = 1.0e-4; 3e-4 is reached near κ = 1.53 or 1.66). This is an open discrepancy, reported
+(τ(1.6) = 1.0e-4; 3e-4 is reached only at κ = 1.52 or 1.66). This is an open discrepancy, reported
 in ``docs/large-step.md``; the code is not tuned to it.
 """
 
@@ -114,14 +116,15 @@ class TauStarConfig:
         rule: ``"auto"`` (the trapezoidal rule for smooth functions, composite Gauss–Legendre split
             at the kinks otherwise), ``"trapezoid"`` or ``"hermite"`` (both refused for a kinked
             function) or ``"composite"`` (composite everywhere).
-        step: trapezoidal step h at level 0 (halved at each level). For an integrand analytic in
-            the strip |Im x| < d the truncated trapezoidal rule with the Gaussian weight errs by
-            ≈ exp(−2πd/h): spectral accuracy (tanh: d = π/2, h = 1/3 gives ≈ 1e-13), where
-            Gauss–Hermite only converges like exp(−c√n) (tanh/tanh needs ~200 nodes for 1e-12).
-        degree: Gauss–Hermite nodes per dimension at level 0 (doubled at each level; ≤ 256).
-        order: Gauss–Legendre nodes per unit panel of the composite rules at level 0 (doubled).
+        step: trapezoidal step h at level 0, divided by max(1, scale) for σ(scale·x) and by 1.5 at
+            each level. For an integrand analytic in the strip |Im x| < d the truncated
+            trapezoidal rule with the Gaussian weight errs by ≈ exp(−2πd/h): spectral accuracy
+            (E tanh²: 5e-7 at h = 1/2, 4e-11 at 1/3, 3e-15 at 1/4), where Gauss–Hermite only
+            converges like exp(−c√n) (tanh/tanh needs ~200 nodes for 1e-12).
+        degree: Gauss–Hermite nodes per dimension at level 0 (× 1.5 per level; ≤ 256).
+        order: Gauss–Legendre nodes per unit panel of the composite rules at level 0 (× 1.5).
         half_width: the rules integrate over [−L, L] (Gaussian tail beyond L = 10: 1.5e-23).
-        max_level: how many times the resolution may be doubled to meet the tolerance.
+        max_level: how many times the resolution may be refined (× 1.5) to meet the tolerance.
         scan_step, scan_degree, scan_order: the cheap rule used to scan κ.
         kappa_min, kappa_max: the scanned |κ| range (geometric, both signs, plus κ = 0).
         kappa_max_limit: the scan range is enlarged ×100 up to this value when the best scanned
@@ -135,18 +138,18 @@ class TauStarConfig:
     """
 
     rule: str = "auto"
-    step: float = 1.0 / 3.0
+    step: float = 0.25
     degree: int = 64
     order: int = 8
     half_width: float = 10.0
     max_level: int = 4
-    scan_step: float = 0.5
+    scan_step: float = 0.6
     scan_degree: int = 24
     scan_order: int = 4
     kappa_min: float = 0.01
     kappa_max: float = 100.0
     kappa_max_limit: float = 1e4
-    scan_per_decade: int = 5
+    scan_per_decade: int = 4
     xtol: float = 1e-13
     max_iter: int = 100
     rtol: float = 1e-9
@@ -194,8 +197,8 @@ class TauStarResult:
             (or ``"failed"`` in a grid computed with ``on_failure="return"``).
         attained: whether the infimum is attained at a finite κ.
         iterations: Newton/bisection iterations of the last solve (secant steps for mpmath).
-        error: estimate of the absolute error of ``tau_star`` (quadrature: the difference from a
-            rule of twice the degree; mpmath: the quadrature's own estimate).
+        error: estimate of the absolute error of ``tau_star`` (the difference from the next finer
+            rule; for a limit κ → ±∞, the error estimate of that one-dimensional integral).
         kappa_error: estimate of the absolute error of ``kappa_star`` (the Newton step
             τ'/τ'' under the refined rule); 0 for closed forms, inf when not attained.
         derivative: τ'(κ*) (the residual of the stationarity condition); 0 when not attained.
@@ -261,7 +264,7 @@ class TauStarGrid:
 
     Attributes are arrays of that shape: ``tau_star``, ``kappa_star`` (±inf when not attained),
     ``status`` (object array of strings), ``iterations``, ``error``, ``kappa_error``,
-    ``derivative``, ``curvature``, ``level`` (how many degree doublings were needed), and the
+    ``derivative``, ``curvature``, ``level`` (how many refinements were needed), and the
     broadcast ``student_scale``, ``teacher_scale``. ``rule`` names the level-0 rule.
     """
 
@@ -417,6 +420,24 @@ class _Problem:
         return np.unique(self.b)
 
 
+def _check_tails(act: Activation, scales: np.ndarray, role: str, half_width: float = 10.0) -> None:
+    """Refuse functions whose Gaussian tails are not negligible at |x| = L (e.g. exp(x²)): the
+    truncated quadrature would silently return a wrong number."""
+    for sc in np.unique(scales):
+        x = np.array([-half_width, -half_width / 2, 0.5, half_width / 2, half_width])
+        with np.errstate(all="ignore"):
+            v = act.numpy(float(sc) * x)
+        body = float(np.max(v[1:4] ** 2)) + 1.0
+        tail = float(np.exp(-0.5 * half_width**2) * max(v[0] ** 2, v[-1] ** 2))
+        if not np.all(np.isfinite(v)) or tail > 1e-14 * body:
+            raise ParameterError(
+                role,
+                act.name,
+                "a function with E f(z)² < ∞ and negligible Gaussian tails at |z| = 10",
+                f"|f(±{half_width:g}·{float(sc):g})|² e^(−{half_width**2 / 2:g}) is not negligible",
+            )
+
+
 def _make_problem(student, teacher, center, fit_constant, student_scale, teacher_scale) -> _Problem:
     s = _raw(student, "student")
     t = _raw(teacher, "teacher")
@@ -432,6 +453,8 @@ def _make_problem(student, teacher, center, fit_constant, student_scale, teacher
         raise ParameterError(
             "student_scale/teacher_scale", (np.shape(a), np.shape(b)), "arrays of broadcastable shapes"
         ) from None
+    _check_tails(s, a, "student")
+    _check_tails(t, b, "teacher")
     return _Problem(s, t, bool(center), bool(fit_constant), a.ravel().copy(), b.ravel().copy(), a.shape)
 
 
@@ -463,15 +486,24 @@ def _rule_kinds(prob: _Problem, cfg: TauStarConfig) -> tuple[str, str]:
     )
 
 
-def _resolution(kind: str, cfg: TauStarConfig, level: int, scan: bool = False):
+#: Each level multiplies the resolution by this factor (trapezoid: h / 1.5; others: nodes × 1.5).
+LEVEL_FACTOR = 1.5
+
+
+def _resolution(kind: str, cfg: TauStarConfig, level: int, scan: bool = False, scale: float = 1.0):
+    """Step (trapezoid) or node count (hermite, composite order) at ``level``. The trapezoidal
+    step is divided by max(1, scale): σ(s·) is analytic in a strip s times narrower."""
+    f = LEVEL_FACTOR**level
     if kind == "trapezoid":
-        return (cfg.scan_step if scan else cfg.step) / (1 << level)
+        if scan:  # the scan only locates the bracket: no adaptation to the scale
+            return cfg.scan_step
+        return cfg.step / f / max(1.0, scale)
     if kind == "hermite":
-        n = (cfg.scan_degree if scan else cfg.degree) << level
+        n = int(round((cfg.scan_degree if scan else cfg.degree) * f))
         if n > 256:
             raise ParameterError("degree", n, "<= 256 Gauss–Hermite nodes (use rule='trapezoid')")
         return n
-    return (cfg.scan_order if scan else cfg.order) << level
+    return int(round((cfg.scan_order if scan else cfg.order) * f))
 
 
 def _rule_name(kinds: tuple[str, str], cfg: TauStarConfig, level: int) -> str:
@@ -504,11 +536,11 @@ def _nodes(kind, kinks_scaled, resolution, cfg):
 class _Rules:
     """Arrays handed to the compiled kernels for one level of accuracy."""
 
-    x: np.ndarray  # (B, n) outer nodes per unique teacher scale
+    x: np.ndarray  # (B, n) outer nodes per unique teacher scale (zero weights pad)
     w: np.ndarray
     t: np.ndarray  # teacher values (centred) at the outer nodes
     mode: int  # inner: 0 fixed nodes, 1 split composite
-    z: np.ndarray
+    z: np.ndarray  # (A, m) inner nodes per unique student scale (mode 0)
     wz: np.ndarray
     glx: np.ndarray
     glw: np.ndarray
@@ -526,35 +558,39 @@ def _student_offsets(prob: _Problem, a_unique) -> np.ndarray:
     return np.array([_gauss_mean(prob.student, float(a))[0] for a in a_unique])
 
 
-def _build_rules(prob, kinds, level, cfg, b_unique, t_off, scan=False) -> _Rules:
-    outer_kind, inner_kind = kinds
-    r_out = _resolution(outer_kind, cfg, level, scan)
-    r_in = _resolution(inner_kind, cfg, level, scan)
-    xs, ws = [], []
-    for b in b_unique:
-        x, w = _nodes(outer_kind, [k / b for k in prob.teacher.kinks], r_out, cfg)
-        xs.append(np.asarray(x))
-        ws.append(np.asarray(w))
-    n = max(len(x) for x in xs)
-    X = np.zeros((len(b_unique), n))
-    W = np.zeros((len(b_unique), n))
-    T = np.zeros((len(b_unique), n))
-    for i, (x, w) in enumerate(zip(xs, ws, strict=True)):
+def _pad(rows):
+    n = max(len(r[0]) for r in rows)
+    X = np.zeros((len(rows), n))
+    W = np.zeros((len(rows), n))
+    for i, (x, w) in enumerate(rows):
         X[i, : len(x)] = x
         W[i, : len(w)] = w
+    return X, W
+
+
+def _build_rules(prob, kinds, level, cfg, b_unique, a_unique, t_off, scan=False) -> _Rules:
+    outer_kind, inner_kind = kinds
+    rows = []
+    for b in b_unique:
+        r_out = _resolution(outer_kind, cfg, level, scan, float(b))
+        x, w = _nodes(outer_kind, [k / b for k in prob.teacher.kinks], r_out, cfg)
+        rows.append((np.asarray(x), np.asarray(w)))
+    X, W = _pad(rows)
+    T = np.zeros_like(X)
+    for i, (x, _) in enumerate(rows):
         with np.errstate(all="ignore"):
             T[i, : len(x)] = prob.teacher.numpy(b_unique[i] * x) - t_off[i]
     if not np.all(np.isfinite(T)):
         raise ParameterError("teacher", prob.teacher.name, "a function finite on the real line")
     if inner_kind == "composite":
-        z = wz = np.zeros(1)
+        Z = WZ = np.zeros((len(a_unique), 1))
         mode = 1
-        glx, glw = np.polynomial.legendre.leggauss(r_in)
+        glx, glw = np.polynomial.legendre.leggauss(_resolution(inner_kind, cfg, level, scan))
     else:
-        z, wz = _nodes(inner_kind, (), r_in, cfg)
+        Z, WZ = _pad([_nodes(inner_kind, (), _resolution(inner_kind, cfg, level, scan, float(a)), cfg) for a in a_unique])
         mode = 0
         glx = glw = np.zeros(1)
-    return _Rules(X, W, T, mode, np.ascontiguousarray(z), np.ascontiguousarray(wz), glx, glw)
+    return _Rules(X, W, T, mode, Z, WZ, glx, glw)
 
 
 def _kinks_table(prob: _Problem, a_unique) -> np.ndarray:
@@ -589,11 +625,11 @@ class _Compiled:
         self.offs = self.s_off[self.a_idx]
         self.kinks = _kinks_table(prob, self.a_u)
         self._levels: dict[int, _Rules] = {}
-        self.scan_rules = _build_rules(prob, self.kinds, 0, cfg, self.b_u, self.t_off, scan=True)
+        self.scan_rules = _build_rules(prob, self.kinds, 0, cfg, self.b_u, self.a_u, self.t_off, scan=True)
 
     def rules(self, level: int) -> _Rules:
         if level not in self._levels:
-            self._levels[level] = _build_rules(self.prob, self.kinds, level, self.cfg, self.b_u, self.t_off)
+            self._levels[level] = _build_rules(self.prob, self.kinds, level, self.cfg, self.b_u, self.a_u, self.t_off)
         return self._levels[level]
 
     def objective(self, kappas, idx, level):
@@ -635,6 +671,31 @@ class _Compiled:
             s.wz,
             s.glx,
             s.glw,
+            r.x,
+            r.w,
+            r.t,
+            r.mode,
+            r.z,
+            r.wz,
+            self.kinks,
+            self.a_idx[idx],
+            self.cfg.half_width,
+            1.0,
+            r.glx,
+            r.glw,
+            self.cfg.xtol,
+            self.cfg.max_iter,
+        )
+
+    def refine(self, k0, width, idx, level):
+        r = self.rules(level)
+        return self.k.refine_grid(
+            np.ascontiguousarray(k0, dtype=float),
+            np.ascontiguousarray(width, dtype=float),
+            self.prob.a[idx],
+            self.offs[idx],
+            self.prob.fit_constant,
+            self.b_idx[idx],
             r.x,
             r.w,
             r.t,
@@ -699,61 +760,99 @@ def _solve_compiled(prob: _Problem, cfg: TauStarConfig, on_failure: str) -> TauS
     level = np.zeros(n, dtype=np.int64)
     status = np.empty(n, dtype=object)
     messages: dict[int, str] = {}
-    todo = np.arange(n)
-    kmax = cfg.kappa_max
-    scan_limit_reached = np.zeros(n, dtype=bool)
-    lev = 0
-    edge_pts: list[int] = []
-    while todo.size:
-        kscan = _scan_grid(cfg.kappa_min, kmax, cfg.scan_per_decade)
-        res, info = c.minimise(todo, lev, kscan)
-        ref = c.objective(res[:, 0], todo, lev + 1)
-        retry, edge = [], []
-        for j, p in enumerate(todo):
-            st, it, _best = info[j]
-            k, v, g, h = res[j]
-            if st == _kernels.EDGE:
-                if kmax < cfg.kappa_max_limit:
-                    edge.append(p)
-                else:
-                    scan_limit_reached[p] = True
-                    kappa[p], tau[p] = k, v
-                    status[p] = "edge"
-                    edge_pts.append(p)
-                continue
-            rv, rg, rh = ref[j]
-            e = abs(v - rv)
-            ke = abs(rg / rh) if rh > 0 else math.inf
-            ok_num = st == _kernels.CONVERGED and math.isfinite(v) and rh > 0
-            ok_acc = e <= cfg.atol + cfg.rtol * abs(v) and ke <= cfg.kappa_rtol * (1.0 + abs(k))
-            if ok_num and ok_acc:
-                kappa[p], tau[p], d1[p], d2[p], its[p], err[p], kerr[p], level[p] = k, v, g, h, it, e, ke, lev
-                status[p] = "zero" if abs(k) <= cfg.zero_tol else "interior"
-                if status[p] == "zero":
-                    kappa[p] = 0.0
-            elif lev < cfg.max_level and st != _kernels.NONFINITE:
-                retry.append(p)
-            else:
-                kappa[p], tau[p], d1[p], d2[p], its[p], err[p], kerr[p], level[p] = k, v, g, h, it, e, ke, lev
-                status[p] = "failed"
-                why = {
-                    _kernels.MAX_ITER: "maximum iterations reached",
-                    _kernels.NONFINITE: "non-finite objective",
-                    _kernels.NO_STATIONARY: "no stationary point in the scanned bracket",
-                }.get(int(st), f"quadrature error {e:.2e} / κ change {ke:.2e} above tolerance at level {lev}")
-                messages[int(p)] = why
-        if edge:
-            # best scanned point at the end of the range: enlarge the range, same level
+    reasons = {
+        _kernels.MAX_ITER: "maximum iterations reached",
+        _kernels.NONFINITE: "non-finite objective",
+        _kernels.NO_STATIONARY: "no stationary point in the scanned bracket",
+    }
+
+    def record(p, res_row, it, e, ke, lev, st):
+        kappa[p], tau[p], d1[p], d2[p] = res_row
+        its[p], err[p], kerr[p], level[p] = it, e, ke, lev
+        status[p] = st
+
+    def full_scan(idx, lev):
+        """Scan + Newton at ``lev``; enlarges the κ range for points whose best value is at its end.
+        Returns the points that produced a candidate, with their results."""
+        kmax = cfg.kappa_max
+        out_idx, out_res, out_info = [], [], []
+        while idx.size:
+            res, info = c.minimise(idx, lev, _scan_grid(cfg.kappa_min, kmax, cfg.scan_per_decade))
+            edge = info[:, 0] == _kernels.EDGE
+            out_idx.append(idx[~edge])
+            out_res.append(res[~edge])
+            out_info.append(info[~edge])
+            if kmax >= cfg.kappa_max_limit:
+                for j in np.flatnonzero(edge):
+                    record(idx[j], res[j], 0, 0.0, math.inf, lev, "edge")
+                break
+            idx = idx[edge]
             kmax = min(kmax * 100.0, cfg.kappa_max_limit)
-            todo = np.array(edge, dtype=np.int64)
-            if retry:
-                # points needing a finer rule are redone after the edge points (same loop)
-                todo = np.concatenate([todo, np.array(retry, dtype=np.int64)])
-            continue
-        todo = np.array(retry, dtype=np.int64)
-        if todo.size:
-            lev += 1
-            kmax = cfg.kappa_max
+        return np.concatenate(out_idx), np.concatenate(out_res), np.concatenate(out_info)
+
+    def main_scan(idx, lev):
+        """Fallback when the cheap scan misled Newton: scan with the main rule, then Newton
+        between the neighbours of the best scanned point."""
+        kscan = _scan_grid(cfg.kappa_min, cfg.kappa_max_limit, cfg.scan_per_decade)
+        ns = kscan.size
+        vals = c.objective(np.tile(kscan, idx.size), np.repeat(idx, ns), lev)[:, 0].reshape(idx.size, ns)
+        vals = np.where(np.isfinite(vals), vals, np.inf)
+        best = np.argmin(vals, axis=1)
+        edge = (best == 0) | (best == ns - 1)
+        for j in np.flatnonzero(edge):
+            record(idx[j], (kscan[best[j]], vals[j, best[j]], 0.0, 0.0), 0, 0.0, math.inf, lev, "edge")
+        keep = ~edge
+        b = best[keep]
+        k0 = kscan[b]
+        width = np.maximum(kscan[b + 1] - k0, k0 - kscan[b - 1]) if b.size else np.zeros(0)
+        res, info = c.refine(k0, width, idx[keep], lev)
+        return idx[keep], res, info
+
+    cold = np.arange(n, dtype=np.int64)  # points needing a scan
+    warm = np.zeros(0, dtype=np.int64)  # points refined from their previous κ
+    for lev in range(cfg.max_level + 1):
+        parts = []
+        if warm.size:
+            k0 = kappa[warm]
+            res, info = c.refine(k0, 0.25 * (1.0 + np.abs(k0)), warm, lev)
+            lost = info[:, 0] == _kernels.NO_STATIONARY
+            cold = np.concatenate([cold, warm[lost]])
+            parts.append((warm[~lost], res[~lost], info[~lost]))
+        if cold.size:
+            parts.append(full_scan(cold, lev) if lev == 0 else main_scan(cold, lev))
+        cold = np.zeros(0, dtype=np.int64)
+        nxt, rescan = [], []
+        for idx, res, info in parts:
+            if not idx.size:
+                continue
+            ref = c.objective(res[:, 0], idx, lev + 1)
+            for j, p in enumerate(idx):
+                st, it, _ = info[j]
+                k, v = res[j, 0], res[j, 1]
+                rv, rg, rh = ref[j]
+                e = abs(v - rv)
+                ke = abs(rg / rh) if rh > 0 else math.inf
+                ok_num = st == _kernels.CONVERGED and math.isfinite(v) and rh > 0
+                ok_acc = e <= cfg.atol + cfg.rtol * abs(v) and ke <= cfg.kappa_rtol * (1.0 + abs(k))
+                if ok_num and ok_acc:
+                    record(p, res[j], it, e, ke, lev, "zero" if abs(k) <= cfg.zero_tol else "interior")
+                    if status[p] == "zero":
+                        kappa[p] = 0.0
+                elif lev < cfg.max_level and st in (_kernels.CONVERGED, _kernels.MAX_ITER):
+                    record(p, res[j], it, e, ke, lev, "pending")
+                    nxt.append(p)
+                elif lev < cfg.max_level and st == _kernels.NO_STATIONARY:
+                    record(p, res[j], it, e, ke, lev, "pending")
+                    rescan.append(p)
+                else:
+                    record(p, res[j], it, e, ke, lev, "failed")
+                    messages[int(p)] = reasons.get(
+                        int(st), f"quadrature error {e:.2e} / κ change {ke:.2e} above tolerance at level {lev}"
+                    )
+        warm = np.array(nxt, dtype=np.int64)
+        cold = np.array(rescan, dtype=np.int64)
+        if not (warm.size or cold.size):
+            break
 
     # the infimum may be a limit κ → ±∞ (student with finite limits at ±∞)
     lim, lim_err = c.limit_values()
@@ -790,10 +889,12 @@ def _solve_compiled(prob: _Problem, cfg: TauStarConfig, on_failure: str) -> TauS
         messages[int(p)] = msg
 
     # a second minimiser at −κ* (τ is even in κ when σ* is even and σ odd, or vice versa)
-    interior = [p for p in range(n) if status[p] == "interior"]
-    if interior:
+    for lev in np.unique(level):
+        interior = [p for p in range(n) if status[p] == "interior" and level[p] == lev]
+        if not interior:
+            continue
         idx = np.array(interior, dtype=np.int64)
-        mirrored = c.objective(-kappa[idx], idx, int(level.max()) + 1)
+        mirrored = c.objective(-kappa[idx], idx, int(lev))
         for j, p in enumerate(interior):
             if abs(mirrored[j, 0] - tau[p]) <= 10 * (cfg.atol + cfg.rtol * abs(tau[p]) + err[p]):
                 if kappa[p] < 0:  # report the positive one of the pair
@@ -941,7 +1042,9 @@ class _MpRules:
         # d ≈ 1.35: error ≈ exp(−8.5/h))
         self.L = mpmath.sqrt(2 * digits * mpmath.log(10)) + 1
         self.h0 = 2.4 * mpmath.pi / (digits * mpmath.log(10))
-        self.gl_degree0 = max(3, int(math.ceil(math.log2(max(digits, 8) / 3.0))) + 1)
+        # Gauss–Legendre nodes per unit panel: 3·2^(degree−1) (12 up to 24 digits, then 24)
+        self.gl_degree0 = 3 if digits <= 24 else 4
+        self.closed_inner = self._closed_inner(prob.student.builtin)
         c = 1 / mpmath.sqrt(2 * mpmath.pi)
         self.phi = lambda u: c * mpmath.exp(-u * u / 2)
         self.off_s = (
@@ -951,6 +1054,26 @@ class _MpRules:
             expect_mp(lambda x: self.t_mp(self.B * x), [float(k) for k in self.t_kinks], dps=dps) if prob.center else 0
         )
         self._cache = {}
+
+    def _closed_inner(self, name):
+        """(G + o, G', G'') of m in closed form for some students (None otherwise):
+        relu: E relu(a(m+z)) = a(mΦ(m) + φ(m)), G' = aΦ(m), G'' = aφ(m);
+        erf: E erf(a(m+z)) = erf(sm), s = a/√(1+2a²), G' = 2s/√π e^{−s²m²}, G'' = −2s²m G';
+        linear: a m, a, 0."""
+        A = self.A
+        if name == "relu":
+            return lambda m: (A * (m * mpmath.ncdf(m) + self.phi(m)), A * mpmath.ncdf(m), A * self.phi(m))
+        if name == "erf":
+            sc = A / mpmath.sqrt(1 + 2 * A * A)
+
+            def g(m):
+                d = 2 * sc / mpmath.sqrt(mpmath.pi) * mpmath.exp(-((sc * m) ** 2))
+                return mpmath.erf(sc * m), d, -2 * sc * sc * m * d
+
+            return g
+        if name == "linear":
+            return lambda m: (A * m, A, mpmath.mpf(0))
+        return None
 
     def _gl(self, level):
         key = ("gl", level)
@@ -998,7 +1121,7 @@ class _MpRules:
     @property
     def nested(self) -> bool:
         """Whether both rules are trapezoidal (the rule of step h is every other node of h/2)."""
-        return not (self.s_kinks or self.t_kinks or self.prob.teacher.kinks)
+        return self.closed_inner is None and not (self.s_kinks or self.t_kinks or self.prob.teacher.kinks)
 
     def objective(self, kappa, level, with_coarse: bool = False):
         """(τ, τ', τ'') at κ in mpmath arithmetic (Stein derivatives, as the compiled kernels).
@@ -1011,6 +1134,17 @@ class _MpRules:
         center = (len(xs) - 1) // 2
         for i, (x, w) in enumerate(zip(xs, ws, strict=True)):
             m = kappa * x
+            if self.closed_inner is not None:
+                g0, g1, g2 = self.closed_inner(m)
+                r = self.t_mp(self.B * x) - self.off_t - (g0 - self.off_s)
+                a = acc[0]
+                a[0] += w * r * r
+                a[1] += w * r * x * g1
+                a[2] += w * x * x * (g1 * g1 - r * g2)
+                a[3] += w * r
+                a[4] += w * x * g1
+                a[5] += w * x * x * g2
+                continue
             zs, wz = self.inner(m, level)
             vals = [wj * self.s_mp(self.A * (m + zj)) for zj, wj in zip(zs, wz, strict=True)]
             parts = [(vals, zs, w, acc[0])]
@@ -1040,6 +1174,13 @@ class _MpRules:
         return (assemble(acc[0]), assemble(acc[1])) if with_coarse else assemble(acc[0])
 
     def rule_name(self, level):
+        if self.closed_inner is not None:
+            outer = (
+                f"composite Gauss–Legendre ({3 * 2 ** (self.gl_degree0 + level - 1)} nodes/panel)"
+                if self.t_kinks
+                else f"trapezoid h={float(self.h0 / 2**level):.4g}"
+            )
+            return f"mpmath {outer}, closed-form inner expectation, {self.dps} digits"
         if self.s_kinks or self.t_kinks or self.prob.teacher.kinks:
             return f"mpmath composite Gauss–Legendre ({3 * 2 ** (self.gl_degree0 + level - 1)} nodes/panel), {self.dps} digits"
         return f"mpmath trapezoid h={float(self.h0 / 2**level):.4g}, {self.dps} digits"
@@ -1240,7 +1381,7 @@ def tau_objective(
 
     >>> v = tau_objective([0.0, 1.6], "tanh", "tanh")
     >>> f"{v.value[0]:.6f}", f"{v.value[1]:.3e}"          # τ(0) = E tanh² = 1 − μ1
-    ('0.394294', '1.006e-04')
+    ('0.394294', '1.007e-04')
     """
     cfg = TauStarConfig() if config is None else config
     level = check_int("level", level, 0)

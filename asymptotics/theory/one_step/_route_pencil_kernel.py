@@ -37,10 +37,7 @@ def _assign_block(exprs, names, printer, indent="        ", tag="c"):
     for s_, e in repl:
         names[s_] = str(s_)
         lines.append(f"{indent}{s_} = {printer.doprint(e)}")
-    out = []
-    for k, e in enumerate(reduced):
-        out.append(printer.doprint(e))
-    return lines, out
+    return lines, [printer.doprint(e) for e in reduced]
 
 
 def render_kernels(system, tangents, d_ds, source) -> str:

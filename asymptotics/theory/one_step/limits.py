@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
 from ...errors import ParameterError
+from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
 from . import _spike_generated as gen
 from ._checks import as_param_array, broadcast_params
 from .model import OneStepModel

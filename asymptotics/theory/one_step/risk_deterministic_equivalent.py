@@ -43,7 +43,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, wtw_stieltjes, wtw_stieltjes_derivative
+from ...random_matrix import (
+    gram_stieltjes,
+    gram_stieltjes_derivative,
+    wtw_stieltjes,
+)
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
 from ._checks import as_param_array, broadcast_params

@@ -70,25 +70,26 @@ import numpy as np
 import sympy as sp
 
 from ...errors import ConvergenceError, ParameterError
+from ...solvers import FixedPoint, fixed_point
 from ...symbolic import (
     EquationSystem,
-    self_energy,
     Gaussian,
     Pencil,
     dyson_system,
     eliminate,
     implicit_derivatives,
     register_system,
+    self_energy,
     trace_matrix,
 )
-from ...solvers import FixedPoint, fixed_point
 from ._checks import as_param_array, broadcast_params
 from .derivation import woodbury_quadratic_form
 from .model import OneStepModel
 from .risk_deterministic_equivalent import RiskResult
 
-__all__ = ["SYSTEM_NAME", "SYSTEM_NAME_FULL", "one_step_ridge_pencil", "spike_corrections", "one_step_ridge_system",
-           "one_step_ridge_full_system", "compiled_system", "solve_traces", "risk"]
+__all__ = ["SYSTEM_NAME", "SYSTEM_NAME_FULL", "SYSTEM_NAME_SCHUR", "one_step_ridge_pencil", "spike_corrections",
+           "schur_system", "schur_tangents", "kernels", "solve_traces", "risk",
+           "one_step_ridge_system", "one_step_ridge_full_system", "compiled_system", "solve_traces_engine"]
 
 SYSTEM_NAME = "one_step_ridge_risk"
 SYSTEM_NAME_FULL = "one_step_ridge_risk_full"
@@ -98,7 +99,7 @@ lam, psi1, psi2, mu1sq, mu2sq, s = sp.symbols("lam psi1 psi2 mu1sq mu2sq s", pos
 theta_sq, theta1_sq = sp.symbols("theta_sq theta1_sq", positive=True)
 _theta, _rho = sp.symbols("theta rho", positive=True)
 
-#: Solver settings of the compiled Newton (residual tolerances, steps, continuation in λ).
+#: Fallback (engine's lowered solver) settings: residual tolerances, steps, continuation in λ.
 ATOL, RTOL, MAX_STEPS = 1e-300, 1e-13, 100
 #: A point whose Newton iteration stagnates (no further decrease of the residual) is accepted when
 #: its scaled residual is below this round-off floor (stage 1, expanded polynomials).
@@ -107,11 +108,14 @@ FLOOR = 1e-10
 POLISH_RTOL, POLISH_STEPS, POLISH_FLOOR = 1e-14, 8, 1e-13
 #: The compiled-kernel Newton (log-traces), iterated by the project's fixed-point loop; accepted
 #: residual floor of the Schur equations.
-KERNEL_NEWTON = FixedPoint(damping=1.0, atol=1e-12, rtol=1e-12, max_steps=100)
+KERNEL_NEWTON = FixedPoint(damping=1.0, atol=1e-9, rtol=1e-9, max_steps=100)
 KERNEL_FLOOR = 1e-12
+#: Largest log-trace step allowed at the accepted iterate (before its final polishing step).
+KERNEL_STEP = 1e-8
 #: Largest relative change of the traces allowed in stage 2 (same root as stage 1: a jump to
 #: another root changes them by O(1)).
 MAX_MOVE = 1e-4
+#: Continuation steps (geometric in λ from 10³) of the fallback for points that fail from g = q0⁻¹.
 HOMOTOPY_STEPS = 40
 
 
@@ -323,12 +327,12 @@ def solve_traces(psi1_, psi2_, lam_, mu1sq_, mu2sq_, theta_sq_, theta1_sq_):
     U0 = np.zeros((2, n))  # g = q0⁻¹ = 1
     sol = fixed_point(K.newton_map, U0, args=(P,), solver=KERNEL_NEWTON, on_failure="return")
     U = np.asarray(sol.value, dtype=float).reshape(2, n)
-    U = K.newton_map(U, P)  # one more step: the iterate whose step passed the test is polished
-    Y, resid = K.finish(U, P)
+    U1 = K.newton_map(U, P)  # one more step: Newton converges quadratically, so U1 is accurate to ~step²
+    step = np.max(np.abs(U1 - U), axis=0)
+    Y, resid = K.finish(U1, P)
     out = {name: Y[:, k] for k, name in enumerate(K.OUTPUTS)}
-    out["g11"], out["g22"] = np.exp(U[0]), np.exp(U[1])
-    step = np.max(np.abs(K.newton_map(U, P) - U), axis=0)
-    good = (np.isfinite(resid) & (resid <= KERNEL_FLOOR) & (step <= 1e-10) & _physical(out)
+    out["g11"], out["g22"] = np.exp(U1[0]), np.exp(U1[1])
+    good = (np.isfinite(resid) & (resid <= KERNEL_FLOOR) & (step <= KERNEL_STEP) & _physical(out)
             & np.all(np.isfinite(Y), axis=1))
     status = np.zeros(n, dtype=np.int64)
     iters = np.full(n, sol.iterations + 1, dtype=np.int64)

@@ -242,7 +242,13 @@ def _variance_system(model, what, V, E0, L, f):
     a = B @ (ww * E0)
     A = (B * ww) @ B.T
     LA = L @ A
-    rad = float(np.max(np.abs(np.linalg.eigvals(LA)))) if LA.size else 0.0
+    # spectral radius of L𝒜, 𝒜 = B diag(ww) Bᵀ: its nonzero eigenvalues are those of
+    # diag(ww)^{1/2} Bᵀ L B diag(ww)^{1/2}, of size min(K² + K, number of κ nodes)
+    if LA.shape[0] <= B.shape[1]:
+        rad = float(np.max(np.abs(np.linalg.eigvals(LA)))) if LA.size else 0.0
+    else:
+        sw = np.sqrt(ww)
+        rad = float(np.max(np.abs(np.linalg.eigvals((B.T @ L @ B) * sw[:, None] * sw[None, :]))))
     y = np.linalg.solve(np.eye(LA.shape[0]) - LA, L @ a + f)
     return y, rad, A, a
 

@@ -120,23 +120,31 @@ def block_tangent(state: BlockMPState, G, g):
 
 
 def block_second_order_map(state: BlockMPState) -> np.ndarray:
-    r"""The linear map (G, g) ↦ (Q1, Q2) = −d(V1, V2)[G, g] as a matrix on the vector
-    (vec G (K²), g (K)) → (vec Q1 (K²), Q2 (K)). Symmetric directions E_kl + E_lk are used for G."""
-    K = state.c.size
-    n = K * K + K
-    L = np.zeros((n, n))
-    for a in range(K):
-        for b in range(K):
-            G = np.zeros((K, K))
-            G[a, b] = 1.0
-            G = 0.5 * (G + G.T) if a != b else G
-            dV1, dV2 = block_tangent(state, G, np.zeros(K))
-            L[:, a * K + b] = -np.concatenate([dV1.ravel(), dV2])
-    for a in range(K):
-        g = np.zeros(K)
-        g[a] = 1.0
-        dV1, dV2 = block_tangent(state, np.zeros((K, K)), g)
-        L[:, K * K + a] = -np.concatenate([dV1.ravel(), dV2])
+    r"""The linear map (G, g) ↦ (Q1, Q2) = −d(V1, V2)[G, g] as a matrix acting on the vector
+    (vec G (K², row-major), g (K)) → (vec Q1 (K²), Q2 (K)), assembled in closed form from the
+    tangent equations of :func:`block_tangent` (for symmetric G it equals them exactly):
+
+        dτ = (I − C)⁻¹ (R vec G + C g),  R[k, (a, b)] = cₖ N_ka N_kb,  N = I − βUᵀ,
+        δ = g + dτ,  vec dV1 = −Wδ − β (V1 ⊗ V1) vec G,  W[(i, j), k] = V1_ik V1_kj/(πₖcₖ),
+        dV2 = −diag(π/(D + τ)²) δ.
+    """
+    V1, V1hat, beta = state.V1, state.V1hat, state.beta
+    c, pi, D, tau = state.c, state.pi, state.D, state.tau
+    K = c.size
+    U = V1 @ V1hat
+    N = np.eye(K) - beta * U.T
+    R = (c[:, None, None] * N[:, :, None] * N[:, None, :]).reshape(K, K * K)
+    C = beta * c[:, None] * (U.T**2) / (pi * c)[None, :]
+    Minv = np.linalg.inv(np.eye(K) - C)
+    dG = Minv @ R                     # δ per unit G
+    dg = np.eye(K) + Minv @ C         # δ per unit g
+    W = (V1[:, None, :] * V1.T[None, :, :]).reshape(K * K, K) / (pi * c)[None, :]
+    P = np.diag(pi / (D + tau) ** 2)
+    L = np.empty((K * K + K, K * K + K))
+    L[: K * K, : K * K] = W @ dG + beta * np.kron(V1, V1)
+    L[: K * K, K * K:] = W @ dg
+    L[K * K:, : K * K] = P @ dG
+    L[K * K:, K * K:] = P @ dg
     return L
 
 
