@@ -115,7 +115,8 @@ def plain_cui(d, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_tes
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-def gemm_rate(size=2000, repeats=5) -> float:
+def gemm_rate(size=2000, repeats=3) -> float:
+    """Best float64 GEMM rate (FLOP/s) of ``repeats`` 2000³ products, with the current threads."""
     A = np.random.default_rng(0).standard_normal((size, size))
     B = np.random.default_rng(1).standard_normal((size, size))
     C = np.empty((size, size))
@@ -129,6 +130,7 @@ def gemm_rate(size=2000, repeats=5) -> float:
 
 
 def ba_flops(d, n, N, n_test) -> float:
+    """FLOPs of the simulator's products and solves (Ba protocol, R0 and R1)."""
     m, M = min(n, N), max(n, N)
     products = 2 * n * d * N * (2 + 2) + 2 * (2 * n_test * d * N)  # train Z, gradient, 2 ridge features, test
     grams = 2 * m * m * M
@@ -136,13 +138,67 @@ def ba_flops(d, n, N, n_test) -> float:
     return products + grams + chol
 
 
-def best_time(fn, repeats):
-    best, val = math.inf, None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        val = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, val
+def timed(fn):
+    t = time.perf_counter()
+    val = fn()
+    return time.perf_counter() - t, val
+
+
+def measure(args) -> dict:
+    """All timings with the thread count this process was started with (JSON-able)."""
+    from validation.simulator import BaConfig, CuiConfig, simulate
+
+    # warm-up: load/compile the kernels, start the BLAS threads
+    simulate(BaConfig(d=100, n_test=500), seeds=1)
+    simulate(CuiConfig(d=100, n_test=500, measure=("risk", "spike")), seeds=1)
+    out = {"ba": [], "gemm": []}
+    for d in [int(s) for s in args.sizes.split(",")]:
+        flops = ba_flops(d, d, d, args.n_test)
+        for mode, measure_groups, full in (
+            ("risk", ("risk",), False),
+            ("full", ("risk", "spike", "ck"), True),
+        ):
+            cfg = BaConfig(
+                d=d,
+                psi1=1.0,
+                psi2=1.0,
+                eta=1.0,
+                lam=1e-3,
+                noise=0.1,
+                n_test=args.n_test,
+                measure=measure_groups,
+            )
+            rec = {"d": d, "mode": mode, "gflop": flops / 1e9, "sim": [], "plain": [], "rate": []}
+            for r in range(args.repeats):
+                rate = gemm_rate()  # the machine's rate right now (the machine is shared)
+                t_sim, res = timed(lambda cfg=cfg: simulate(cfg, seeds=1, root_seed=0))
+                t_plain, pl = timed(lambda full=full, d=d: plain_ba(d, n_test=args.n_test, full=full))
+                rec["rate"].append(rate)
+                rec["sim"].append(t_sim)
+                rec["plain"].append(t_plain)
+                out["gemm"].append(rate)
+                print(f"  d={d} {mode} rep {r}: GEMM {rate / 1e9:.1f} GFLOP/s, simulator {t_sim:.2f} s, plain {t_plain:.2f} s",
+                      file=sys.stderr, flush=True)  # fmt: skip
+            rec["values_sim"] = {k: float(v) for k, v in res.mean.items()}
+            rec["values_plain"] = {k: float(v) for k, v in pl.items()}
+            out["ba"].append(rec)
+    cui_cfg = CuiConfig(
+        d=2000, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_test=5000, measure=("risk",)
+    )
+    cui = {"sim": [], "sim_spike": [], "plain": []}
+    for _ in range(args.repeats):
+        t, res = timed(lambda: simulate(cui_cfg, seeds=1, root_seed=0))
+        cui["sim"].append(t)
+        t, _ = timed(lambda: simulate(cui_cfg.replace(measure=("risk", "spike")), seeds=1, root_seed=0))
+        cui["sim_spike"].append(t)
+        t, pl = timed(lambda: plain_cui(2000))
+        cui["plain"].append(t)
+        print(f"  Cui: simulator {cui['sim'][-1]:.2f} s (+spike {cui['sim_spike'][-1]:.2f} s), plain {t:.2f} s",
+              file=sys.stderr, flush=True)  # fmt: skip
+    cui["test_error_sim"] = float(res.mean["test_error"])
+    cui["test_error_plain"] = float(pl["test_error"])
+    out["cui"] = cui
+    return out
 
 
 _MEMORY_CHILD = r"""
@@ -157,145 +213,149 @@ print(json.dumps({{"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxr
                   "risk1": res.mean["risk1"], "overlap_beta": res.mean["overlap_beta"]}}))
 """
 
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def _child_env(threads: int) -> dict:
+    env = dict(os.environ)
+    env.update({k: str(threads) for k in _THREAD_VARS})
+    return env
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,2000")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--n-test", type=int, default=10_000)
+    ap.add_argument("--threads", default=None, help="thread counts to measure, e.g. 2,1 (default: all cores)")
     ap.add_argument("--memory-d", type=int, default=4000)
     ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "simulator.md"))
     args = ap.parse_args()
+    if args.child:
+        print(json.dumps(measure(args)))
+        return
 
     from asymptotics.results import atomic_write_bytes
-    from validation.simulator import BaConfig, CuiConfig, simulate
     from validation.simulator.rng import available_cores
 
     cores = available_cores()
+    threads = [int(t) for t in (args.threads or str(cores)).split(",")]
+    root = Path(__file__).resolve().parents[1]
     load0 = os.getloadavg()
-    lines = []
-    # warm-up: load/compile the kernels, start the BLAS threads
-    simulate(BaConfig(d=100, n_test=500), seeds=1)
-    simulate(CuiConfig(d=100, n_test=500, measure=("risk", "spike")), seeds=1)
-    rate = gemm_rate()
-    print(f"GEMM rate: {rate / 1e9:.1f} GFLOP/s on {cores} cores", flush=True)
-
-    rows = []
-    for d in [int(s) for s in args.sizes.split(",")]:
-        n = N = d
-        flops = ba_flops(d, n, N, args.n_test)
-        for mode, measure, full in (("risk", ("risk",), False), ("full", ("risk", "spike", "ck"), True)):
-            cfg = BaConfig(
-                d=d, psi1=1.0, psi2=1.0, eta=1.0, lam=1e-3, noise=0.1, n_test=args.n_test, measure=measure
-            )
-            t_sim, res = best_time(lambda cfg=cfg: simulate(cfg, seeds=1, root_seed=0), args.repeats)
-            t_plain, pl = best_time(
-                lambda full=full, d=d: plain_ba(d, n_test=args.n_test, full=full), args.repeats
-            )
-            frac = flops / t_sim / rate
-            rows.append((d, mode, t_plain, t_sim, t_plain / t_sim, flops / 1e9, frac, res.mean, pl))
-            print(f"d={d} {mode}: plain {t_plain:.2f} s, simulator {t_sim:.2f} s, ratio {t_plain / t_sim:.2f}, "
-                  f"{flops / 1e9:.0f} GFLOP -> {100 * frac:.0f}% of the BLAS bound", flush=True)  # fmt: skip
-
-    # Cui point
-    cui_cfg = CuiConfig(
-        d=2000, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=1.0, lam=0.01, n_test=5000, measure=("risk",)
-    )
-    t_cui, cui_res = best_time(lambda: simulate(cui_cfg, seeds=1, root_seed=0), args.repeats)
-    t_cui_spike, _ = best_time(
-        lambda: simulate(cui_cfg.replace(measure=("risk", "spike")), seeds=1), args.repeats
-    )
-    t_cui_plain, cui_pl = best_time(lambda: plain_cui(2000), args.repeats)
-    print(
-        f"Cui d=p=2000: simulator {t_cui:.2f} s (+spike {t_cui_spike:.2f} s), plain {t_cui_plain:.2f} s",
-        flush=True,
-    )
-
+    runs = {}
+    for t in threads:
+        print(f"{t} thread(s):", file=sys.stderr, flush=True)
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            "--sizes",
+            args.sizes,
+            "--repeats",
+            str(args.repeats),
+            "--n-test",
+            str(args.n_test),
+        ]
+        proc = subprocess.run(cmd, env=_child_env(t), cwd=root, capture_output=True, text=True)
+        sys.stderr.write(proc.stderr)
+        if proc.returncode != 0:
+            raise SystemExit(f"benchmark child failed ({t} threads)")
+        runs[t] = json.loads(proc.stdout.strip().splitlines()[-1])
     mem = None
     if not args.skip_memory:
-        env = dict(os.environ)
         code = _MEMORY_CHILD.format(d=args.memory_d, n_test=args.n_test)
-        proc = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=Path(__file__).parents[1],
-        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
         if proc.returncode == 0:
             mem = json.loads(proc.stdout.strip().splitlines()[-1])
             print(
                 f"memory d={args.memory_d}: {mem['maxrss_kb'] / 2**20:.2f} GiB peak RSS, {mem['elapsed']:.1f} s",
-                flush=True,
+                file=sys.stderr,
             )
         else:
             print(proc.stderr, file=sys.stderr)
     load1 = os.getloadavg()
 
-    lines.append("# Simulator: speed against plain numpy, BLAS bound, memory")
-    lines.append("")
-    lines.append(
+    L = []
+    L.append("# Simulator: speed against plain numpy, BLAS bound, memory")
+    L.append("")
+    L.append(
         f"Machine: {platform.machine()}, {cores} cores, Python {platform.python_version()}, numpy {np.__version__} "
-        f"(OpenBLAS); measured GEMM rate {rate / 1e9:.1f} GFLOP/s (float64, all cores). Load average "
-        f"{load0[0]:.1f} before, {load1[0]:.1f} after: the machine is shared with other processes, so every "
-        "time includes competition for the cores (the simulator and the plain version are interleaved in "
-        "the same run, best of "
-        f"{args.repeats})."
+        f"(OpenBLAS). Load average {load0[0]:.1f} before, {load1[0]:.1f} after: **the machine is shared with other "
+        "processes**, so every time includes competition for the cores. To make the comparison fair under load, each "
+        "repetition measures the GEMM rate, then the simulator, then the plain version, back to back; times are the best "
+        "of the repetitions and the BLAS-bound fraction uses the GEMM rate measured just before the same repetition "
+        "(best repetition reported). Each thread count runs in a fresh process (OPENBLAS/OMP/NUMBA_NUM_THREADS)."
     )
-    lines.append("")
-    lines.append(
-        f"## Ba et al. protocol (tanh/tanh, ψ1 = ψ2 = 1, η = 1, λ = 1e-3, σ_ε = 0.1, n_test = {args.n_test}, one seed)"
-    )
-    lines.append("")
-    lines.append(
-        "| d | measurements | plain numpy (s) | simulator (s) | speed-up | GFLOP counted | fraction of BLAS bound |"
-    )
-    lines.append("|---:|---|---:|---:|---:|---:|---:|")
-    for d, mode, tp, ts, ratio, gf, frac, _, _ in rows:
-        what = "R0, R1, δ" if mode == "risk" else "R0, R1, δ + spike + rank-one error + CK"
-        lines.append(f"| {d} | {what} | {tp:.2f} | {ts:.2f} | {ratio:.2f}× | {gf:.0f} | {100 * frac:.0f} % |")
-    lines.append("")
-    lines.append(
-        "Values (one seed; the two implementations draw different random numbers, so they agree only statistically):"
-    )
-    lines.append("")
-    lines.append("| d | quantity | plain numpy | simulator |")
-    lines.append("|---:|---|---:|---:|")
-    for d, mode, *_, mean, pl in rows:
-        if mode != "full":
-            continue
-        for k in ("risk0", "risk1", "delta", "overlap_beta", "top_sv2", "rank1_error", "ck_outlier"):
-            lines.append(f"| {d} | {k} | {pl[k]:.4f} | {mean[k]:.4f} |")
-    lines.append("")
-    lines.append(
-        "## Cui et al. protocol (d = p = 2000, α = α0 = 1, η̃ = 1, λ = 0.01, 5000 test points, one seed)"
-    )
-    lines.append("")
-    lines.append("| implementation | time (s) | test error |")
-    lines.append("|---|---:|---:|")
-    lines.append(
-        f"| plain numpy, explicit inverse (as the public notebook) | {t_cui_plain:.2f} | {cui_pl['test_error']:.4f} |"
-    )
-    lines.append(f"| simulator, test/train error | {t_cui:.2f} | {cui_res.mean['test_error']:.4f} |")
-    lines.append(f"| simulator, + spike and measured r, c, γ | {t_cui_spike:.2f} | |")
-    lines.append("")
-    lines.append("The public notebook takes about 7 s per point on 2 cores (30-spiked-rf.md §8).")
-    lines.append("")
+    L.append("")
+    for t, run in runs.items():
+        rates = run["gemm"]
+        L.append(
+            f"## {t} thread(s): Ba et al. protocol (tanh/tanh, ψ1 = ψ2 = 1, η = 1, λ = 1e-3, σ_ε = 0.1, n_test = {args.n_test}, one seed)"
+        )
+        L.append("")
+        L.append(
+            f"GEMM rate measured during the run: {min(rates) / 1e9:.1f}–{max(rates) / 1e9:.1f} GFLOP/s (float64, 2000³)."
+        )
+        L.append("")
+        L.append(
+            "| d | measurements | plain numpy (s) | simulator (s) | speed-up | GFLOP counted | GEMM rate then (GFLOP/s) | fraction of BLAS bound |"
+        )
+        L.append("|---:|---|---:|---:|---:|---:|---:|---:|")
+        for rec in run["ba"]:
+            what = "R0, R1, δ" if rec["mode"] == "risk" else "R0, R1, δ + spike + rank-one error + CK"
+            fr = [rec["gflop"] * 1e9 / (ts * r) for ts, r in zip(rec["sim"], rec["rate"], strict=True)]
+            k = int(np.argmax(fr))
+            tp, ts = min(rec["plain"]), min(rec["sim"])
+            L.append(f"| {rec['d']} | {what} | {tp:.2f} | {ts:.2f} | {tp / ts:.2f}× | {rec['gflop']:.0f} | "
+                     f"{rec['rate'][k] / 1e9:.0f} | {100 * fr[k]:.0f} % |")  # fmt: skip
+        L.append("")
+        cui = run["cui"]
+        L.append(
+            f"Cui et al. protocol, d = p = 2000 (α = α0 = 1, η̃ = 1, λ = 0.01, 5000 test points, one seed), {t} thread(s):"
+        )
+        L.append("")
+        L.append("| implementation | time (s) | test error |")
+        L.append("|---|---:|---:|")
+        L.append(
+            f"| plain numpy, explicit inverse (as the public notebook) | {min(cui['plain']):.2f} | {cui['test_error_plain']:.4f} |"
+        )
+        L.append(f"| simulator, test/train error | {min(cui['sim']):.2f} | {cui['test_error_sim']:.4f} |")
+        L.append(
+            f"| simulator, + spike, rank-one error and measured r, c, γ | {min(cui['sim_spike']):.2f} | |"
+        )
+        L.append("")
+    L.append("The public Cui et al. notebook takes about 7 s per point on 2 cores (30-spiked-rf.md §8).")
+    L.append("")
+    last = runs[threads[0]]
+    full = [r for r in last["ba"] if r["mode"] == "full"]
+    if full:
+        L.append(
+            "Values of the last full run (one seed; the two implementations draw different random numbers, so they agree only statistically):"
+        )
+        L.append("")
+        L.append("| d | quantity | plain numpy | simulator |")
+        L.append("|---:|---|---:|---:|")
+        for rec in full:
+            for k in ("risk0", "risk1", "delta", "overlap_beta", "top_sv2", "rank1_error", "ck_outlier"):
+                L.append(f"| {rec['d']} | {k} | {rec['values_plain'][k]:.4f} | {rec['values_sim'][k]:.4f} |")
+        L.append("")
     if mem is not None:
-        lines.append(
+        L.append(
             f"## Memory (d = {args.memory_d}, ψ1 = ψ2 = 2: n = N = {2 * args.memory_d}, all measurements, n_test = {args.n_test}, one seed)"
         )
-        lines.append("")
-        lines.append(
+        L.append("")
+        L.append(
             f"Peak resident set size {mem['maxrss_kb'] / 2**20:.2f} GiB (limit 8 GB), wall time {mem['elapsed']:.1f} s "
-            f"(fresh subprocess, `resource.getrusage`). R1 = {mem['risk1']:.4f}, ⟨u₁, β*⟩² = {mem['overlap_beta']:.4f}."
+            f"(fresh subprocess, all cores, `resource.getrusage`). R1 = {mem['risk1']:.4f}, ⟨u₁, β*⟩² = {mem['overlap_beta']:.4f}."
         )
-        lines.append("")
-    lines.append("Command: `python benchmarks/bench_simulator.py`")
-    text = "\n".join(lines) + "\n"
-    atomic_write_bytes(args.out, text.encode())
-    print(f"wrote {args.out}")
+        L.append("")
+    L.append(
+        f"Command: `python benchmarks/bench_simulator.py --threads {','.join(map(str, threads))} --repeats {args.repeats}`"
+    )
+    atomic_write_bytes(args.out, ("\n".join(L) + "\n").encode())
+    print(f"wrote {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

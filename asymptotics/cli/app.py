@@ -54,7 +54,7 @@ _register_all()
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; library errors become one line on stderr and exit status 2."""
     try:
-        app(args=argv, standalone_mode=False)
+        rv = app(args=argv, standalone_mode=False)
     except AsymptoticsError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return exc.exit_code
         raise
-    return 0
+    # with standalone_mode=False click returns the code of a typer.Exit instead of raising it
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

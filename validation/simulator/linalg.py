@@ -13,7 +13,7 @@ a singular Gram matrix (interpolation with N = n, or collinear features) falls b
 minimum-norm solution by a symmetric eigendecomposition, and says so.
 
 Extreme singular pairs use Lanczos (ARPACK, through ``scipy.sparse.linalg.eigsh``, relative
-tolerance 1e-9) on the explicit Gram matrix of the smaller side (formed at BLAS-3 speed; each
+tolerance 1e-8) on the explicit Gram matrix of the smaller side (formed at BLAS-3 speed; each
 iteration then reads one m×m matrix instead of M and Mᵀ), with a start vector from the run's
 random streams (deterministic).
 """
@@ -64,7 +64,7 @@ def top_eigenpair(K: np.ndarray, v0: np.ndarray) -> tuple[float, np.ndarray]:
     if m <= 64:
         w, V = np.linalg.eigh(K)
         return float(w[-1]), V[:, -1].copy()
-    w, V = eigsh(K, k=1, which="LA", v0=v0, tol=1e-12, ncv=min(m, 32))
+    w, V = eigsh(K, k=1, which="LA", v0=v0, tol=1e-10, ncv=min(m, 24))
     return float(w[0]), V[:, 0].copy()
 
 
@@ -137,7 +137,7 @@ def top_eigs(K: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarra
     if m <= 64:
         w, V = np.linalg.eigh(K)
         return w[::-1][:k].copy(), V[:, ::-1][:, :k].copy()
-    w, V = eigsh(K, k=k, which="LA", v0=rng.standard_normal(m), tol=1e-9, ncv=min(m, max(2 * k + 1, 24)))
+    w, V = eigsh(K, k=k, which="LA", v0=rng.standard_normal(m), tol=1e-8, ncv=min(m, max(2 * k + 1, 24)))
     order = np.argsort(w)[::-1]
     return w[order], V[:, order]
 

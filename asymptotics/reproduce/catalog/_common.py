@@ -91,7 +91,7 @@ def standard_plot(data, panels, *, suptitle: str | None = None, width: float = 4
             elif ln.kind == "threshold":
                 threshold_line(ax, ln.value, label=ln.label, **kw)
             elif ln.kind == "rate" and xs:
-                x = np.geomspace(min(xs), max(xs), 50)
+                x = np.geomspace(max(min(xs), ln.value / 10), max(xs), 50)  # one decade up to the anchor
                 rate_line(ax, x, ln.value, ln.anchor_y, ln.slope, label=ln.label)
         ax.set_xscale(spec.get("xscale", "linear"))
         ax.set_yscale(spec.get("yscale", "linear"))

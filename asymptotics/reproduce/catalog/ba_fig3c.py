@@ -14,7 +14,7 @@ EXPONENTS = (0.0, 0.125, 0.25, 0.375, 0.5)
 SIZES = {
     "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.5]},
     "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.25, 0.5]},
-    "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 16.0], "exponents": list(EXPONENTS)},
+    "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 8.0, 16.0], "exponents": list(EXPONENTS)},
     "full": {"d": 512, "seeds": 20, "n_test": 10_000, "psi1": [2.0, 4.0, 8.0, 16.0, 32.0], "exponents": list(EXPONENTS)},
 }
 REL = 0.03
@@ -69,7 +69,7 @@ def plot(data, ctx):
     p = data.params
     return standard_plot(data, [
         {"xlabel": "ψ₁ = n/d", "ylabel": RISK_LABEL, "xscale": "log", "yscale": "log",
-         "title": f"σ = σ* = erf, ψ₂ = {fmt(p['psi2'])}, λ = {fmt(p['lam'])}, {NOISE_TEX} = {fmt(p['noise'])}, η = N^a",
+         "title": f"σ = σ* = erf, ψ₂ = {fmt(p['psi2'])}, λ = {fmt(p['lam'])}, {NOISE_TEX} = {fmt(p['noise'])}, η = N$^a$",
          "legend_loc": "lower left"},
     ], suptitle="Ba et al. Fig. 3(c): from a small to a large step", width=5.6, height=4.2)
 

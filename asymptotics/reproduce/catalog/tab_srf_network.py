@@ -14,7 +14,7 @@ BETA = 1.0
 SIZES = {
     "toy": {"d": 150, "seeds": 3, "n_test": 3000, "alpha": [3.0]},
     "quick": {"d": 300, "seeds": 3, "n_test": 5000, "alpha": [0.5, 3.0]},
-    "default": {"d": 600, "seeds": 3, "n_test": 10_000, "alpha": list(ALPHAS)},
+    "default": {"d": 500, "seeds": 3, "n_test": 10_000, "alpha": list(ALPHAS)},
     "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": list(ALPHAS)},
 }
 REL = 0.05

@@ -324,8 +324,15 @@ def _check_width(width) -> float:
     raise ParameterError("width", width, "a number of neurons N >= 1, or inf (the proportional limit)")
 
 
+#: floor of the self-energy in the logarithmic variables (τ = 0 exactly when μ1(·; u) ≡ 0)
+_TAU_FLOOR = 1e-300
+
+
 def _response_system(model: GaussianReadoutModel, lam_c: float):
-    """The closed map (V(κ), τ(u)) ↦ (V at τ, self-energy map of τ), with B, D from V."""
+    """The closed map (V(κ), τ(u)) ↦ (V at τ, self-energy map of τ), with B, D from V.
+
+    The responses span many decades as λ → 0 (V ~ 1/λ when N > n), so the map acts on
+    x = (log V, log τ); returns (map, decode x → (V, τ), state at (V, τ))."""
     ch, f = model.channel, model.features
     ratio = model.psi1 / model.psi2
     w = ch.weights
@@ -335,12 +342,15 @@ def _response_system(model: GaussianReadoutModel, lam_c: float):
         b = w * ratio / (1.0 + V)
         return typed_prior_state(tau, b, lam_c + f.mu2_sq @ b, f)
 
+    def decode(x):
+        return np.exp(x[:n]), np.exp(x[n:])
+
     def g(x):
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            st = state_at(np.maximum(x[:n], 0.0), np.maximum(x[n:], 0.0))
-            return np.concatenate([st.V, st.tau_map])
+            st = state_at(*decode(x))
+            return np.log(np.maximum(np.concatenate([st.V, st.tau_map]), _TAU_FLOOR))
 
-    return g, state_at
+    return g, decode, state_at
 
 
 def _failed(model, lam, width, lam_c, res, message, iterations=0) -> GaussianReadoutRisk:
@@ -360,11 +370,11 @@ def _failed(model, lam, width, lam_c, res, message, iterations=0) -> GaussianRea
         residual=res.residual if res is not None else math.inf, stability_margin=math.nan)
 
 
-def _assemble(model: GaussianReadoutModel, lam, width, lam_c, res: SolverResult, state_at) -> GaussianReadoutRisk:
+def _assemble(model: GaussianReadoutModel, lam, width, lam_c, res: SolverResult, decode, state_at) -> GaussianReadoutRisk:
     ch, f = model.channel, model.features
     n = ch.weights.size
     x = np.asarray(res.value, dtype=float)
-    V, tau = np.maximum(x[:n], 0.0), np.maximum(x[n:], 0.0)
+    V, tau = decode(x)
     st = state_at(V, tau)
     b = st.b
     blk: SpikeMeanBlock = spike_mean_block(st, ch.mu0, ch.kappa, ch.h, width)
@@ -442,10 +452,14 @@ def solve_gaussian_readout(model: GaussianReadoutModel, lam: float, width=math.i
     f = model.features
     if lam_c == 0.0 and float(np.max(f.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(f.mu1**2))):
         raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
-    g, state_at = _response_system(model, lam_c)
+    g, decode, state_at = _response_system(model, lam_c)
     n = model.kappa.size
     if start is None:
-        x0 = np.zeros(n + model.K)
+        # the responses at V = 0, τ = c ∘ diag(μ1 B μ1ᵀ) (the self-energy at M = 0)
+        b0 = model.channel.weights * model.psi1 / model.psi2
+        tau0 = f.bulk * ((f.mu1 * b0) @ f.mu1.T).diagonal()
+        st0 = typed_prior_state(tau0, b0, lam_c + f.mu2_sq @ b0, f)
+        x0 = np.log(np.maximum(np.concatenate([st0.V, st0.tau_map]), _TAU_FLOOR))
     else:
         x0 = np.asarray(start, dtype=float)
         if x0.shape != (n + model.K,):
@@ -460,7 +474,7 @@ def solve_gaussian_readout(model: GaussianReadoutModel, lam: float, width=math.i
             msg += "; with λ = 0 the responses diverge unless n/N is large enough — use λ > 0"
     else:
         try:
-            return _assemble(model, lam, width, lam_c, res, state_at)
+            return _assemble(model, lam, width, lam_c, res, decode, state_at)
         except ConvergenceError as exc:
             msg = str(exc)
         except np.linalg.LinAlgError as exc:

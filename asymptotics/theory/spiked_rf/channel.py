@@ -107,7 +107,7 @@ def _tabulate(params, student, teacher, rule, tol):
 
 
 def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0.0, *, rule: KappaRule | None = None,
-                  tol: float = 1e-10) -> ChannelModel:
+                  tol: float = 1e-12) -> ChannelModel:
     r"""Tabulate the cGET coefficients and target functions on a κ rule, with an error check.
 
     Without ``rule``: composite Gauss–Legendre (unit panels on [−12, 12], split at the teacher's

@@ -482,7 +482,7 @@ def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, pri
 
 
 def spiked_rf(alpha: float, beta: float, lam: float, c, r: float, gamma: float, student, teacher, *,
-              noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-10,
+              noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-12,
               on_failure: str = "raise") -> SpikedRFSolution:
     r"""Test and training error of ridge regression on the sRF model σ(√c Wx + r u κ) (given c, r, γ).
 
@@ -495,7 +495,7 @@ def spiked_rf(alpha: float, beta: float, lam: float, c, r: float, gamma: float, 
 
 
 def one_step_spiked_rf(alpha: float, alpha0: float, beta: float, eta_tilde: float, lam: float, student, teacher, *,
-                       noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-10,
+                       noise: float = 0.0, readout=None, prior=None, tol: float = 1e-12, quad_tol: float = 1e-12,
                        on_failure: str = "raise") -> SpikedRFSolution:
     r"""Test and training error after one large step (Cui et al. protocol): map (η̃, α0, σ, σ*) to
     (c, r, γ) (:func:`~.mapping.cui_to_srf`) and solve the sRF fixed point."""
