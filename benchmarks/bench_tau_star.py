@@ -37,13 +37,20 @@ def scipy_tau_star(a: float, b: float) -> tuple[float, float, int]:
     count = 0
 
     def g(m):
-        return integrate.quad(lambda z: math.tanh(a * (m + z)) * phi(z), -np.inf, np.inf, epsabs=1e-12, epsrel=1e-10)[0]
+        return integrate.quad(
+            lambda z: math.tanh(a * (m + z)) * phi(z), -np.inf, np.inf, epsabs=1e-12, epsrel=1e-10
+        )[0]
 
     def tau(k):
         nonlocal count
         count += 1
         return integrate.quad(
-            lambda x: (math.tanh(b * x) - g(k * x)) ** 2 * phi(x), -np.inf, np.inf, epsabs=1e-12, epsrel=1e-10, limit=200
+            lambda x: (math.tanh(b * x) - g(k * x)) ** 2 * phi(x),
+            -np.inf,
+            np.inf,
+            epsabs=1e-12,
+            epsrel=1e-10,
+            limit=200,
         )[0]
 
     res = optimize.minimize_scalar(tau, bounds=(0.05, 10.0), method="bounded", options={"xatol": 1e-8})
@@ -71,10 +78,14 @@ def main(argv=None) -> None:
     a = np.linspace(0.5, 2.0, args.n)
     b = np.linspace(0.5, 2.0, args.n)
     t0 = time.perf_counter()
-    grid = tau_star_grid("tanh", "tanh", student_scale=a[:, None], teacher_scale=b[None, :], on_failure="return")
+    grid = tau_star_grid(
+        "tanh", "tanh", student_scale=a[:, None], teacher_scale=b[None, :], on_failure="return"
+    )
     t_first = time.perf_counter() - t0
     t0 = time.perf_counter()
-    grid = tau_star_grid("tanh", "tanh", student_scale=a[:, None], teacher_scale=b[None, :], on_failure="return")
+    grid = tau_star_grid(
+        "tanh", "tanh", student_scale=a[:, None], teacher_scale=b[None, :], on_failure="return"
+    )
     t_warm = time.perf_counter() - t0
     shutil.rmtree(cold_dir, ignore_errors=True)
     npts = grid.tau_star.size
@@ -112,6 +123,10 @@ def main(argv=None) -> None:
         f"| asymptotics `tau_star_grid`, warm | {t_warm:.2f} s | {1e3 * t_warm / npts:.2f} ms | |",
         f"| scipy `minimize_scalar` + nested `quad` | {per_scipy * npts:.0f} s (extrapolated) | {1e3 * per_scipy:.0f} ms | "
         f"timed on {len(pick)} random grid points ({t_scipy:.1f} s), ~{np.mean(evals):.0f} objective evaluations each |",
+        "",
+        "The scipy baseline only searches κ ∈ [0.05, 10] (no scan of ℝ, no error estimate, no detection of"
+        " κ* = 0 or κ → ±∞); asymptotics scans both signs of κ over [0.01, 100] and checks every answer"
+        " against a finer rule.",
         "",
         f"Speed-up (warm): **{per_scipy * npts / t_warm:.0f}×**. One-time costs: import {t_import:.2f} s, "
         f"compilation of the activation and τ* kernels into an empty cache {t_compile:.1f} s (then cached on disk).",

@@ -72,13 +72,20 @@ def test_crossover_solves_the_bound():
 
 def test_large_step_bounds_verdicts():
     # the table of 10-one-step.md §6
-    expect = {("erf", "erf"): True, ("tanh", "tanh"): True, ("tanh", "softplus"): False, ("tanh", "erf"): True}
+    expect = {
+        ("erf", "erf"): True,
+        ("tanh", "tanh"): True,
+        ("tanh", "softplus"): False,
+        ("tanh", "erf"): True,
+    }
     for (s, t), verdict in expect.items():
         b = large_step_bounds(s, t, psi1=[10, 100])
         assert b.beats_every_kernel is verdict
         assert b.margin == pytest.approx(b.kernel_bound - 10 * b.tau_star, abs=1e-16)
         assert (b.psi1_crossover is not None) is verdict
-        assert len(b.rows()) == 2 and {"tau_star", "kappa_star", "kernel_bound", "upper_bound"} <= set(b.rows()[0])
+        assert len(b.rows()) == 2 and {"tau_star", "kappa_star", "kernel_bound", "upper_bound"} <= set(
+            b.rows()[0]
+        )
 
 
 def test_bounds_notes_and_reuse_of_tau():
@@ -202,3 +209,13 @@ def test_spike_overlap_large_step_alignment():
     # ρ² = μ1*²/(μ1*² + E y²/ψ1): tanh/tanh, σ_ε = 0.1, ψ1 = 1 → 0.476 (simulation at η = 2√N: 0.478)
     assert spike_overlap("tanh", 1.0, 0.1) ** 2 == pytest.approx(0.4757, abs=1e-4)
     assert spike_overlap("tanh", 1e12, 0.1) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_docstring_examples():
+    import doctest
+    import importlib
+
+    for name in ("tau_star", "bounds", "intermediate"):
+        mod = importlib.import_module(f"asymptotics.theory.large_step.{name}")
+        failed, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert failed == 0, mod.__name__

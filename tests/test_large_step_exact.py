@@ -83,7 +83,7 @@ def test_limit_values_of_section_2():
 
 def test_quantile_type_sequence_converges_to_the_gaussian_readout():
     """§3: K = 2, 4, 8, 16, 32 midpoint-quantile types → .0545, .0295, .0261, .0259, .0259 (ψ1 = 8)."""
-    seq = readout_type_sequence("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, types=(2, 4, 8, 16, 32))
+    seq = readout_type_sequence("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, types=(2, 4, 8, 16, 32), check=False)
     for r, ref in zip(seq, (".0545", ".0295", ".0261", ".0259", ".0259"), strict=True):
         assert r.types == len(r.readout_values) and r.readout == "quantile"
         assert _close(r.risk1, ref), (r.types, r.risk1, ref)
@@ -133,7 +133,8 @@ def test_discrete_types_reduce_to_cui_fixed_point(values, props):
 
     psi1, psi2, lam, c = 8.0, 2.0, 1e-3, 1.0
     mine = gaussian_readout_risk("erf", "erf", psi1, psi2, lam, noise=0.1, c=c, readout="given",
-                                 readout_values=values, readout_proportions=props, kappa_nodes=81)
+                                 readout_values=values, readout_proportions=props, kappa_nodes=81,
+                                 check=False)
     cui = one_step_spiked_rf(alpha=psi1, alpha0=psi1, beta=psi2, eta_tilde=c, lam=lam * psi1 / psi2, student="erf",
                              teacher="erf", noise=0.1, readout=readout_types(values, props))
     assert mine.risk1 == pytest.approx(cui.test_error, rel=1e-8, abs=1e-12)
@@ -144,7 +145,7 @@ def test_tanh_quantile_types_against_block_mp():
     from asymptotics.theory.spiked_rf import one_step_spiked_rf
 
     rule = readout_rule("quantile", 4)
-    mine = _risk(B, 2.0, readout="quantile", types=4, kappa_nodes=81)
+    mine = _risk(B, 2.0, readout="quantile", types=4, kappa_nodes=81, check=False)
     cui = one_step_spiked_rf(alpha=2.0, alpha0=2.0, beta=1.0, eta_tilde=1.0, lam=1e-2 * 2.0, student="tanh",
                              teacher="tanh", noise=0.1, readout=tuple(rule.values.tolist()))
     assert mine.risk1 == pytest.approx(cui.test_error, rel=1e-8)
@@ -212,6 +213,37 @@ def test_prior_against_explicit_random_matrices(prior_at_solution):
     om_mc = mu0.T @ (Ai @ g0[typ])
     om_de = N * ((m.channel.mu0.T * (f.weights / st.S)) @ g0)
     np.testing.assert_allclose(om_mc, om_de, rtol=0.02, atol=0.02 * np.max(np.abs(om_de)))
+
+
+def test_kappa_representation_solves_the_engine_derived_block_equations():
+    """For K discrete types the κ-representation is the push-through transform of the K-type block
+    Marchenko–Pastur problem, whose Dyson equations the pencil engine derives
+    (:mod:`asymptotics.theory.spiked_rf.block_mp_derivation`): the typed prior's τ and V(κ), mapped
+    to the type representation (V2 = π/S, V1 from 𝒱 = μ1ᵀ V1 μ1), satisfy them, and the
+    second-order traces equal the block solver's tangent."""
+    from asymptotics.theory.spiked_rf.block_mp_derivation import engine_residual
+    from asymptotics.theory.spiked_rf.readout_types import block_tangent, solve_block_mp
+
+    m = gaussian_readout_model("tanh", "tanh", 2.0, 1.0, noise=0.1, readout="given", readout_values=(0.4, 1.0, 2.0),
+                               readout_proportions=(0.3, 0.3, 0.4), kappa_nodes=15)
+    r = solve_gaussian_readout(m, 1e-2)
+    f = m.features
+    b = m.channel.weights * 2.0 / (1.0 + r.V)
+    D = 2e-2 + f.mu2_sq @ b
+    st = solve_typed_prior(b, D, f)
+    mu1 = f.mu1
+    G = mu1 @ mu1.T
+    V1 = np.linalg.solve(G, np.linalg.solve(G, mu1 @ st.Vop @ mu1.T).T).T
+    V2 = f.weights / st.S
+    V1hat = (mu1 * b) @ mu1.T
+    assert engine_residual(3, V1hat, D, f.bulk, f.weights, f.beta, V1, V2) <= 1e-12
+    bm = solve_block_mp(V1hat, D, f.bulk, f.weights, f.beta)
+    np.testing.assert_allclose(bm.tau, st.tau, rtol=1e-10)
+    # second order: a diagonal source s on B is the block source (G, g) = (μ1 diag(s) μ1ᵀ, μ2²·s)
+    s = 0.5 * b
+    dV1, dV2 = block_tangent(bm, (mu1 * s) @ mu1.T, f.mu2_sq @ s)
+    q_block = -(np.einsum("ka,kl,la->a", mu1, dV1, mu1) + dV2 @ f.mu2_sq)
+    np.testing.assert_allclose(variance_response(st, s), q_block, rtol=1e-9)
 
 
 def test_free_energy_derivative_and_tangent_by_finite_differences(prior_at_solution):

@@ -161,10 +161,31 @@ def _reference_numpy_scipy(student, teacher, a=1.0, b=1.0, fit_constant=False):
 def test_against_independent_numpy_scipy(student, teacher, kw):
     r = tau_star(student, teacher, **kw)
     k_ref, t_ref = _reference_numpy_scipy(
-        student, teacher, kw.get("student_scale", 1.0), kw.get("teacher_scale", 1.0), kw.get("fit_constant", False)
+        student,
+        teacher,
+        kw.get("student_scale", 1.0),
+        kw.get("teacher_scale", 1.0),
+        kw.get("fit_constant", False),
     )
     assert abs(r.tau_star - t_ref) <= 1e-11 + 1e-8 * t_ref
     assert abs(r.kappa_star - k_ref) <= 1e-6  # bounded Brent's xatol limits the reference
+
+
+def test_only_the_odd_part_of_the_teacher_sets_kappa_for_an_odd_student():
+    # centred SoftPlus and centred ReLU have the same odd part x/2: same κ*, and τ* differs by the
+    # difference of the energies of their even parts (an identity, computed here by quadrature)
+    from asymptotics.gaussian import expect
+
+    rs, rr = tau_star("tanh", "softplus"), tau_star("tanh", "relu")
+    assert abs(rs.kappa_star - rr.kappa_star) < 1e-9
+
+    def even_energy(f):
+        mean = expect(lambda z: (f(z) + f(-z)) / 2, (0.0,))[0]
+        return expect(lambda z: ((f(z) + f(-z)) / 2 - mean) ** 2, (0.0,))[0]
+
+    softplus = lambda z: np.logaddexp(0.0, z)  # noqa: E731
+    relu = lambda z: np.maximum(z, 0.0)  # noqa: E731
+    assert abs((rs.tau_star - rr.tau_star) - (even_energy(softplus) - even_energy(relu))) < 1e-13
 
 
 def test_fit_constant_convention():
@@ -173,7 +194,10 @@ def test_fit_constant_convention():
         tau_star("tanh", "tanh").tau_star, rel=1e-10
     )
     # SoftPlus/SoftPlus: the paper's definition (no constant) gives 9.15e-3, a free constant 2.77e-4
-    assert tau_star("softplus", "softplus", fit_constant=True).tau_star < 0.05 * tau_star("softplus", "softplus").tau_star
+    assert (
+        tau_star("softplus", "softplus", fit_constant=True).tau_star
+        < 0.05 * tau_star("softplus", "softplus").tau_star
+    )
 
 
 def test_compiled_against_mpmath_smooth():
@@ -191,6 +215,17 @@ def test_compiled_against_mpmath_kinked():
     c = tau_star("relu", "relu")
     m = tau_star("relu", "relu", method="mpmath", dps=20)
     assert abs(m.kappa_star - c.kappa_star) <= 1e-12 and abs(m.tau_star - c.tau_star) <= 1e-14
+
+
+def test_three_quadrature_rules_agree():
+    # trapezoid (default), Gauss–Hermite and composite Gauss–Legendre: different rules, one answer
+    res = [
+        tau_star("tanh", "tanh", config=TauStarConfig(rule=rule))
+        for rule in ("trapezoid", "hermite", "composite")
+    ]
+    for r in res[1:]:
+        assert abs(r.tau_star - res[0].tau_star) <= 2 * (r.error + res[0].error) + 1e-16
+        assert abs(r.kappa_star - res[0].kappa_star) <= 1e-9
 
 
 def test_objective_values():

@@ -15,7 +15,9 @@ def run_cli(args, capsys):
 
 
 def test_tau_star_json(capsys):
-    code, out, err = run_cli(["theory", "tau-star", "--student", "tanh", "--teacher", "tanh", "--format", "json"], capsys)
+    code, out, err = run_cli(
+        ["theory", "tau-star", "--student", "tanh", "--teacher", "tanh", "--format", "json"], capsys
+    )
     assert code == 0, err
     obj = json.loads(out)
     (row,) = obj["rows"]
@@ -28,8 +30,20 @@ def test_tau_star_json(capsys):
 
 def test_tau_star_scale_grid_csv(capsys):
     code, out, err = run_cli(
-        ["theory", "tau-star", "--student", "erf", "--teacher", "erf", "--student-scale", "1,2",
-         "--teacher-scale", "0.7", "--format", "csv"],
+        [
+            "theory",
+            "tau-star",
+            "--student",
+            "erf",
+            "--teacher",
+            "erf",
+            "--student-scale",
+            "1,2",
+            "--teacher-scale",
+            "0.7",
+            "--format",
+            "csv",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -50,8 +64,20 @@ def test_tau_star_infinite_limit_is_null(capsys):
 
 def test_bounds_json(capsys):
     code, out, err = run_cli(
-        ["theory", "bounds", "--student", "tanh", "--teacher", "tanh", "--psi1", "10,1000", "--constant", "2",
-         "--format", "json"],
+        [
+            "theory",
+            "bounds",
+            "--student",
+            "tanh",
+            "--teacher",
+            "tanh",
+            "--psi1",
+            "10,1000",
+            "--constant",
+            "2",
+            "--format",
+            "json",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -59,10 +85,19 @@ def test_bounds_json(capsys):
     rows = obj["rows"]
     assert [r["psi1"] for r in rows] == [10.0, 1000.0]
     for r in rows:
-        for key in ("tau_star", "kappa_star", "kernel_bound", "upper_bound", "psi1_crossover", "beats_every_kernel"):
+        for key in (
+            "tau_star",
+            "kappa_star",
+            "kernel_bound",
+            "upper_bound",
+            "psi1_crossover",
+            "beats_every_kernel",
+        ):
             assert key in r
         t = r["tau_star"]
-        assert r["upper_bound"] == pytest.approx(10 * t + 2 * (math.sqrt(t / r["psi1"]) + 1 / r["psi1"]), rel=1e-14)
+        assert r["upper_bound"] == pytest.approx(
+            10 * t + 2 * (math.sqrt(t / r["psi1"]) + 1 / r["psi1"]), rel=1e-14
+        )
     assert obj["meta"]["constant"] == 2.0 and any("C is not given" in n for n in obj["meta"]["notes"])
 
 

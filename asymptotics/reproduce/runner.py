@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
 import time
 import traceback
 from pathlib import Path
@@ -243,13 +244,27 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     atomic_write_bytes(out / "report.md", report.encode())
     manifest["complete"] = True
     write_manifest()
+    written = [out / "manifest.json", out / "report.md"] + [out / p for p in manifest.get("comparison_tables", [])]
+    written += [out / p for rec in manifest["items"].values() for p in rec.get("outputs", {}).values()]
     if docs_dir is not None:
         docs = Path(docs_dir)
         docs.mkdir(parents=True, exist_ok=True)
         for rec in manifest["items"].values():
             png = rec.get("outputs", {}).get("png")
             if png:
-                atomic_write_bytes(docs / Path(png).name, (out / png).read_bytes())
+                written.append(atomic_write_bytes(docs / Path(png).name, (out / png).read_bytes()))
+    _readable(written)
     return manifest
+
+
+def _readable(paths) -> None:
+    """Give the outputs the usual permissions (0666 & ~umask): temporary files are created 0600."""
+    mask = os.umask(0)
+    os.umask(mask)
+    for p in paths:
+        try:
+            os.chmod(p, 0o666 & ~mask)
+        except OSError:
+            pass
 
 

@@ -71,7 +71,10 @@ def simulate(
         seeds: number of independent repetitions (≥ 1; ≥ 2 for a standard error).
         root_seed: root entropy of every ``SeedSequence`` (a non-negative integer).
         workers: worker processes (1: in this process).
-        blas_threads: BLAS/numba/RNG threads per task (default: cores // workers).
+        blas_threads: BLAS/numba/RNG threads per task (default: with ``workers=1`` the BLAS thread
+            count of this process — all cores unless OPENBLAS_NUM_THREADS & co. say otherwise —,
+            else cores // workers). On a machine shared with other busy processes a threaded BLAS
+            can be several times slower than ``blas_threads=1``.
         progress: called as ``progress(done, total)`` after each seed.
 
     Returns:
@@ -118,10 +121,12 @@ def simulate_many(
         import numba
 
         numba_before = numba.get_num_threads()
-        with blas_limit(blas_threads or cores) as controlled, warnings.catch_warnings():
+        # default: the BLAS thread count this process already has (all cores unless the environment
+        # says otherwise), and as many numba and RNG threads
+        task_threads = blas_threads or min(cores, get_blas_threads() or cores)
+        with blas_limit(task_threads) as controlled, warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateWarning)
             single_thread_scipy_blas()
-            task_threads = blas_threads or cores
             set_numba_threads(task_threads)
             try:
                 for i, k in tasks:

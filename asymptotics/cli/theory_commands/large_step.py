@@ -29,8 +29,12 @@ from ...params import check_positive
 from ...results import Result, base_meta
 from ..common import CenterOpt, FormatOpt, OutOpt, activations_meta, emit, grid_option, resolve_activation
 
-StudentOpt = Annotated[str, typer.Option("--student", help="Student activation σ (a built-in name or an expression in x).")]
-TeacherOpt = Annotated[str, typer.Option("--teacher", help="Teacher activation σ* (a built-in name or an expression in x).")]
+StudentOpt = Annotated[
+    str, typer.Option("--student", help="Student activation σ (a built-in name or an expression in x).")
+]
+TeacherOpt = Annotated[
+    str, typer.Option("--teacher", help="Teacher activation σ* (a built-in name or an expression in x).")
+]
 FitConstantOpt = Annotated[
     bool,
     typer.Option(
@@ -41,7 +45,8 @@ FitConstantOpt = Annotated[
 MethodOpt = Annotated[
     str,
     typer.Option(
-        "--method", help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time)."
+        "--method",
+        help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).",
     ),
 ]
 DpsOpt = Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath path.")]
@@ -74,8 +79,16 @@ def _tau_rows(student, teacher, center, fit_constant, a_text, b_text, method, dp
             results = grid.results()
         else:
             results = [
-                tau_star(s, t, student_scale=ai, teacher_scale=bi, center=center, fit_constant=fit_constant,
-                         method=method, dps=dps)
+                tau_star(
+                    s,
+                    t,
+                    student_scale=ai,
+                    teacher_scale=bi,
+                    center=center,
+                    fit_constant=fit_constant,
+                    method=method,
+                    dps=dps,
+                )
                 for ai in a
                 for bi in b
             ]
@@ -107,13 +120,26 @@ def tau_star_command(
     out: OutOpt = None,
 ) -> None:
     """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²."""
-    s, t, _, rows, notes = _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps)
+    s, t, _, rows, notes = _tau_rows(
+        student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps
+    )
     if fmt == "table" and out is None:
-        keep = ("student_scale", "teacher_scale", "tau_star", "kappa_star", "status", "error", "kernel_bound",
-                "beats_every_kernel", "method")
+        keep = (
+            "student_scale",
+            "teacher_scale",
+            "tau_star",
+            "kappa_star",
+            "status",
+            "error",
+            "kernel_bound",
+            "beats_every_kernel",
+            "method",
+        )
         rows_out = [{k: r[k] for k in keep} for r in rows]
     else:
         rows_out = rows
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     meta = base_meta(
         command="theory tau-star",
         definition="tau* = inf_kappa E[(sigma*(xi1) - E_xi2 sigma(kappa xi1 + xi2))^2], Ba et al. (2022) eq. 5.1",
@@ -121,8 +147,10 @@ def tau_star_command(
         fit_constant=fit_constant,
         method=method,
         notes=notes,
-        **activations_meta(student=resolve_activation(student, center, "student"),
-                           teacher=resolve_activation(teacher, center, "teacher")),
+        **activations_meta(
+            student=resolve_activation(student, center, "student"),
+            teacher=resolve_activation(teacher, center, "teacher"),
+        ),
     )
     emit(Result(rows=rows_out, meta=meta), fmt, out)
 
@@ -135,7 +163,9 @@ def bounds_command(
     psi1: str = grid_option("10,100,1000", "psi1 = n/d for the upper bound", "--psi1"),
     constant: Annotated[
         float,
-        typer.Option("--constant", help="The constant C of the upper bound (not given by the paper; 1 is arbitrary)."),
+        typer.Option(
+            "--constant", help="The constant C of the upper bound (not given by the paper; 1 is arbitrary)."
+        ),
     ] = 1.0,
     student_scale: str = grid_option("1", "Input scale a of the student, σ(a x)", "--student-scale"),
     teacher_scale: str = grid_option("1", "Input scale b of the teacher, σ*(b x)", "--teacher-scale"),
@@ -160,9 +190,20 @@ def bounds_command(
             r.update(kappa_limit=tr["kappa_limit"], error=tr["error"])
             rows.append(r)
     if fmt == "table" and out is None:
-        keep = ("student_scale", "teacher_scale", "psi1", "tau_star", "kappa_star", "kernel_bound", "upper_bound",
-                "beats_every_kernel", "psi1_crossover")
+        keep = (
+            "student_scale",
+            "teacher_scale",
+            "psi1",
+            "tau_star",
+            "kappa_star",
+            "kernel_bound",
+            "upper_bound",
+            "beats_every_kernel",
+            "psi1_crossover",
+        )
         rows = [{k: r[k] for k in keep} for r in rows]
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     meta = base_meta(
         command="theory bounds",
         upper_bound="10 tau* + C (sqrt(tau*) sqrt(1/psi1) + 1/psi1)  (Ba et al. 2022, Thm.; C not given by the paper)",
@@ -171,8 +212,10 @@ def bounds_command(
         center=center,
         fit_constant=fit_constant,
         notes=notes + caveats,
-        **activations_meta(student=resolve_activation(student, center, "student"),
-                           teacher=resolve_activation(teacher, center, "teacher")),
+        **activations_meta(
+            student=resolve_activation(student, center, "student"),
+            teacher=resolve_activation(teacher, center, "teacher"),
+        ),
     )
     emit(Result(rows=rows, meta=meta), fmt, out)
 
@@ -180,6 +223,5 @@ def bounds_command(
 def register(theory_app: typer.Typer) -> None:
     theory_app.command("tau-star")(tau_star_command)
     theory_app.command("bounds")(bounds_command)
-    # Item 2 of issue 9, to come: ``theory large-step`` — the exact large-step risk R1 of the Ba
-    # protocol with a Gaussian readout (35-large-step-gaussian-readout.md), JSON key ``risk1``.
-    # Register it here as ``theory_app.command("large-step")(large_step_command)``.
+    # ``theory large-step`` (the exact risk R1 with a Gaussian readout, JSON key ``risk1``, item 2
+    # of issue 9) is registered by :mod:`asymptotics.cli.theory_commands.large_step_exact`.

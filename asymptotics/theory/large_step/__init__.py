@@ -7,7 +7,9 @@
 - :mod:`.intermediate` — η = N^a, a ∈ (0, 1/2): the spike-count rule and the limit-model error
   (derived, Moniri et al. 2024 as summarised in ``30-spiked-rf.md`` §9).
 
-The exact Gaussian-readout risk curve (``35-large-step-gaussian-readout.md``) is to be added here.
+The exact Gaussian-readout risk curve (``35-large-step-gaussian-readout.md``) lives in
+:mod:`.gaussian_readout` (with :mod:`.typed_prior`, :mod:`.spike_mean_block`,
+:mod:`.readout_quadrature`); it is imported from there, not re-exported here.
 """
 
 from .bounds import LargeStepBounds, kernel_lower_bound, large_step_bounds, psi1_crossover, upper_bound

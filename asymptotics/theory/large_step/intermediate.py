@@ -149,7 +149,9 @@ def _teacher(teacher, center) -> Activation:
     except ParameterError:
         raise
     except Exception as exc:
-        raise ParameterError("teacher", teacher, "a built-in name or a safe expression in x", str(exc)) from None
+        raise ParameterError(
+            "teacher", teacher, "a built-in name or a safe expression in x", str(exc)
+        ) from None
     return act
 
 
@@ -164,7 +166,9 @@ def removed_energy(teacher, overlap: float, spikes: int, *, center: bool = True)
     g = check_in_range("overlap", overlap, -1.0, 1.0)
     ell = check_int("spikes", spikes, 1)
     if ell > MAX_SPIKES:
-        raise ParameterError("spikes", spikes, f"an integer in [1, {MAX_SPIKES}] (Hermite coefficients up to degree 12)")
+        raise ParameterError(
+            "spikes", spikes, f"an integer in [1, {MAX_SPIKES}] (Hermite coefficients up to degree 12)"
+        )
     c = np.asarray(_teacher(teacher, center).constants().hermite, dtype=float)
     k = np.arange(1, ell + 1)
     return g ** (2 * k) * c[k] ** 2
@@ -259,7 +263,9 @@ def limit_model_risk(
     from ..one_step.risk import risk as one_step_risk
 
     if (spikes is None) == (exponent is None):
-        raise ParameterError("spikes/exponent", (spikes, exponent), "exactly one of spikes (ℓ ≥ 1) or exponent a ∈ (0, 1/2)")
+        raise ParameterError(
+            "spikes/exponent", (spikes, exponent), "exactly one of spikes (ℓ ≥ 1) or exponent a ∈ (0, 1/2)"
+        )
     ell = spike_count(exponent) if spikes is None else check_int("spikes", spikes, 1)
     g = check_in_range("overlap", overlap, -1.0, 1.0)
     p1, p2 = check_positive("psi1", psi1), check_positive("psi2", psi2)
@@ -299,4 +305,3 @@ def limit_model_risk(
         lam=lm,
         noise=s,
     )
-

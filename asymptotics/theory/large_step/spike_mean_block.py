@@ -59,7 +59,8 @@ class SpikeMeanBlock:
         g0: ĝ0(u_j) (K,) (0 at N = ∞).
         width: N (``math.inf`` for the proportional limit).
         rank: N = ∞: the dimension of the mean span kept by the SVD cut; finite N: K.
-        residual: max-norm residual of the block's equations at the solution.
+        residual: max-norm residual of the block's equations at the solution (relative to the
+            size of the terms).
     """
 
     x: np.ndarray
@@ -130,6 +131,8 @@ def spike_mean_block(state: TypedPriorState, mu0, kappa, h, width: float = math.
         x = h - omega0 - kappa * t
         g0 = mu0 @ bx
         rank = f.K
-        resid = float(np.max(np.abs(sb * x - y)))
+        # relative to the size of the terms (N 𝒢 is large: the solve loses digits ∝ N‖𝒢‖)
+        scale = max(1.0, float(np.max(np.abs(A))) * float(np.max(np.abs(y))))
+        resid = float(np.max(np.abs(sb * x - y))) / scale
     t_hat = f.mu1 @ (kappa * bx)
     return SpikeMeanBlock(x, omega0, t, omega0 + kappa * t, t_hat, g0, N, rank, resid)

@@ -113,8 +113,8 @@ def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0
     Without ``rule``: composite Gauss–Legendre (unit panels on [−12, 12], split at the teacher's
     kinks κ = k/γ) with 8, 16, 32 nodes per panel until the channel integrals (the Gram matrix
     of μ0, κμ1, μ1, μ2², h, h̃1, h̃2) agree with the next degree to ``tol``. The coarser rule of
-    the agreeing pair is kept and the difference (plus the inner-rule errors) is the reported
-    error. A warning is raised if nothing agrees. (Gauss–Hermite in κ converges only like
+    the agreeing pair is kept and the difference (relative to the largest integral when that
+    exceeds 1, plus the inner-rule errors) is the reported error. A warning is raised if nothing agrees. (Gauss–Hermite in κ converges only like
     exp(−a√n) with a ≈ π/(2r) for tanh-like students, so it is used only when passed as ``rule``.)
     """
     s_act = as_activation(student, "student")
@@ -126,7 +126,7 @@ def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0
         co2, tf2 = _tabulate(params, s_act, t_act, fine, tol * 0.1)
         g1 = _check_integrals(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t)
         g2 = _check_integrals(fine, co2.mu0, co2.mu1, co2.mu2_sq, tf2.h, tf2.h1t, tf2.h2t)
-        err = float(np.max(np.abs(g1 - g2))) + co.error + tf.error
+        err = float(np.max(np.abs(g1 - g2))) / max(1.0, float(np.max(np.abs(g2)))) + co.error + tf.error
         return ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise_var, err, params)
     kinks = ()
     if t_act.kinks and params.gamma != 0.0:
@@ -140,7 +140,7 @@ def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0
         g = _check_integrals(r, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t)
         cur = (r, co, tf, g)
         if prev is not None and prev[0].kind == kind:
-            err = float(np.max(np.abs(prev[3] - g))) + prev[1].error + prev[2].error
+            err = float(np.max(np.abs(prev[3] - g))) / max(1.0, float(np.max(np.abs(g)))) + prev[1].error + prev[2].error
             if best is None or err < best[1]:
                 best = (prev, err)
             if err <= tol:
