@@ -48,7 +48,7 @@ def test_quantile_types_grid_and_csv(capsys, tmp_path):
 
 def test_failure_rows_and_bad_input(capsys):
     # ridgeless at the interpolation threshold: an error by default, a row with null numbers with --keep-going
-    args = ["theory", "large-step", "--student", "tanh", "--teacher", "tanh", "--psi1", "1", "--psi2", "1",
+    args = ["theory", "large-step", "--student", "erf", "--teacher", "erf", "--psi1", "2", "--psi2", "2",
             "--lam", "0", "--types", "8", "--no-check"]
     code, _, err = run(args, capsys)
     assert code != 0 and "variance" in err

@@ -7,8 +7,12 @@ a = 0 is the small step (η = 1), a = 1/2 the large step η = √N.
 
 from __future__ import annotations
 
+import numpy as np
+
 STUDENT = TEACHER = "erf"
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
+#: ψ1 grid of the exact large-step curve (≈ 0.5 s a point), away from the interpolation peak ψ1 = ψ2
+LARGE_GRID = np.geomspace(3.0, 40.0, 18)
 
 
 def config(d: int, psi1: float, exponent: float, n_test: int):

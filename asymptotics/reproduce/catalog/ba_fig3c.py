@@ -34,8 +34,8 @@ def compute(ctx) -> FigureData:
     data.curves.append(Curve("a = 0 (η = 1): theory", grid, risk(model, grid, S.PSI2, S.LAM, 1.0).risk1, "risk1",
                              {"eta_exponent": 0.0}, group=0))
     if large:
-        data.curves.append(Curve("a = 1/2 (η = √N): exact theory, N = ∞", grid,
-                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, grid, **kw), "risk1",
+        data.curves.append(Curve("a = 1/2 (η = √N): exact theory, N = ∞", S.LARGE_GRID,
+                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, **kw), "risk1",
                                  {"eta_exponent": 0.5}, group=len(EXPONENTS) - 1))
     data.lines.append(RefLine("bound", model.kernel_bound, "kernel lower bound μ₂*²"))
 
@@ -53,7 +53,7 @@ def compute(ctx) -> FigureData:
                             fixed={"eta_exponent": a}, rel=REL)
         elif a == 0.5 and large:
             N = int(round(S.PSI2 * d))
-            fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, xs, width=N, **kw)
+            fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, xs, width=N, check=ctx.size != "toy", **kw)
             add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": a, "N": N}, rel=0.05)
     data.caption = (f"σ = σ* = erf, ψ₂ = {fmt(S.PSI2)}, λ = {fmt(S.LAM)}, σ_ε = {fmt(S.NOISE)}; learning rate η = N^a. "
                     + sim_caption(d, seeds, p["n_test"]))
