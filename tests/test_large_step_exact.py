@@ -88,7 +88,7 @@ def test_quantile_type_sequence_converges_to_the_gaussian_readout():
         assert r.types == len(r.readout_values) and r.readout == "quantile"
         assert _close(r.risk1, ref), (r.types, r.risk1, ref)
     risks = [r.risk1 for r in seq]
-    assert all(a > b for a, b in zip(risks, risks[1:]))     # more types, more expressive
+    assert all(a > b for a, b in zip(risks, risks[1:], strict=False))     # more types, more expressive
 
 
 # ---- §3: finite N ---------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def test_finite_width_values_of_section_3(setting, psi1):
         assert _close(r.risk1, quoted), (psi1, d, r.risk1, quoted)
     # the gap to N = ∞ is positive and shrinks with d
     gaps = [r.risk1 - res[0].risk1 for r in res[1:]]
-    assert all(g > 0 for g in gaps) and all(a > b for a, b in zip(gaps, gaps[1:]))
+    assert all(g > 0 for g in gaps) and all(a > b for a, b in zip(gaps, gaps[1:], strict=False))
 
 
 def test_controls_uniform_and_two_types_finite_width():
@@ -284,7 +284,7 @@ def test_mean_block_limit_is_the_large_width_limit():
         big = spike_mean_block(st, ch.mu0, ch.kappa, ch.h, N)
         errs.append(math.sqrt(w @ (inf.x - big.x) ** 2))
         assert big.residual <= 1e-10
-    assert all(a > 10 * b_ for a, b_ in zip(errs, errs[1:])) and errs[-1] <= 1e-5 * math.sqrt(w @ ch.h**2)
+    assert all(a > 10 * b_ for a, b_ in zip(errs, errs[1:], strict=False)) and errs[-1] <= 1e-5 * math.sqrt(w @ ch.h**2)
 
 
 # ---- failures and bad input -----------------------------------------------------------------
@@ -347,3 +347,13 @@ def test_network_simulation_at_d_400():
     mean, se = sim.mean["risk1"], sim.se["risk1"]
     assert abs(mean - th[1].risk1) <= 3 * se + 0.04 * th[1].risk1, (mean, se, th[1].risk1)
     assert mean + 3 * se < th[1].kernel_bound
+
+
+def test_docstring_examples():
+    import doctest
+
+    from asymptotics.theory.large_step import gaussian_readout, readout_quadrature
+
+    for mod in (readout_quadrature, gaussian_readout):
+        failed, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert failed == 0, mod.__name__

@@ -283,3 +283,32 @@ def test_bad_parameters(models):
         risk(m, 1.0, 1.0, 0.1, route="D")
     with pytest.raises(ParameterError, match="eta"):
         risk(m, 1.0, 1.0, 0.1, eta=np.inf)
+
+
+def test_route_c_pencil_schur_identities_at_finite_size():
+    """The 4-block pencil is what the docstring says, exactly at finite size (no limit involved):
+    (Q⁻¹)₁₁ = λG, (Q⁻¹)₂₂ = I − F'GF'ᵀ/ψ1, (Q⁻¹)₄₄ = I − μ1 W G F'ᵀX'/ψ1 (s = 0) and
+    (Q⁻¹)₃₄ = [−μ1² X'ᵀ(I − F'GF'ᵀ/ψ1)X' + λs μ1³ X'ᵀF'GWᵀ]/(λψ1), G = (F'ᵀF'/ψ1 + λ + λsΣ)⁻¹."""
+    rng = np.random.default_rng(2)
+    d, p1, p2 = 40, 1.5, 2.0
+    n, N = int(p1 * d), int(p2 * d)
+    mu1, mu2sq, lam = 0.6, 0.05, 0.3
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    W = rng.standard_normal((d, N)) / np.sqrt(d)
+    Z = rng.standard_normal((n, N)) / np.sqrt(d)
+    Fp = mu1 * X @ W + np.sqrt(mu2sq) * Z
+    Sigma = mu1**2 * W.T @ W + mu2sq * np.eye(N)
+    P = rc.one_step_ridge_pencil()
+    for sv in (0.0, 0.2):
+        vals = {rc.lam: lam, rc.psi1: p1, rc.psi2: p2, rc.mu1sq: mu1**2, rc.mu2sq: mu2sq, rc.s: sv}
+        Qi = np.linalg.inv(P.dense([N, n, d, d], {"Z": Z, "X": X, "W": W}, vals))
+        o = np.cumsum([0, N, n, d, d])
+        blk = lambda i, j, Qi=Qi, o=o: Qi[o[i]:o[i + 1], o[j]:o[j + 1]]  # noqa: E731
+        G = np.linalg.inv(Fp.T @ Fp / p1 + lam * np.eye(N) + lam * sv * Sigma)
+        B22 = np.eye(n) - Fp @ G @ Fp.T / p1
+        assert np.allclose(blk(0, 0), lam * G, atol=1e-10)
+        assert np.allclose(blk(1, 1), B22, atol=1e-10)
+        B34 = (-mu1**2 * X.T @ B22 @ X + lam * sv * mu1**3 * X.T @ Fp @ G @ W.T) / (lam * p1)
+        assert np.allclose(blk(2, 3), B34, atol=1e-9)
+        if sv == 0:
+            assert np.allclose(blk(3, 3), np.eye(d) - mu1 * W @ G @ Fp.T @ X / p1, atol=1e-10)

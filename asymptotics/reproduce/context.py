@@ -99,7 +99,7 @@ class Context:
         try:
             for cfg in cfgs:
                 done = []
-                res = self.simulate(cfg, seeds, on_seed=lambda: (done.append(1), self.progress.advance(task)))
+                res = self.simulate(cfg, seeds, on_seed=lambda done=done: (done.append(1), self.progress.advance(task)))
                 if res.from_cache:
                     self.progress.advance(task, seeds - len(done))
                 out.append(res)

@@ -78,6 +78,8 @@ SYMBOLS: dict[str, tuple[str, str]] = {
     "test_error_alpha_1": ("ε_g (α = 1)", r"$\varepsilon_g$ ($\alpha = 1$)"),
     "test_error_alpha_3": ("ε_g (α = 3)", r"$\varepsilon_g$ ($\alpha = 3$)"),
     "gamma": ("γ", r"$\gamma$"),
+    "theory_finite_N": ("theory, width N", "theory, width $N$"),
+    "theory_N_inf": ("theory, N = ∞", r"theory, $N = \infty$"),
 }
 
 

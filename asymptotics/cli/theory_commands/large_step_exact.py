@@ -37,7 +37,16 @@ from ...errors import ConvergenceError, ParameterError
 from ...grids import cartesian, parse_values
 from ...params import RULES, check_int, check_nonnegative
 from ...results import Result, base_meta
-from ..common import CenterOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, activations_meta, emit, resolve_activation
+from ..common import (
+    CenterOpt,
+    FormatOpt,
+    OutOpt,
+    StudentOpt,
+    TeacherOpt,
+    activations_meta,
+    emit,
+    resolve_activation,
+)
 
 GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
 

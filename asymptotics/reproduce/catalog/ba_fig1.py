@@ -72,6 +72,9 @@ def _large_step_theory(ctx, data, grid, pts, d):
     inf = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, **kw)
     data.curves.append(Curve("large step η = √N: exact theory (N = ∞)", S.LARGE_GRID, inf, "risk1", {"eta_exponent": 0.5}, group=1))
     N = int(round(S.PSI2 * d))
+    data.curves.append(Curve(f"large step: exact theory at the simulated width N = {N}", S.LARGE_GRID,
+                             L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, **kw), "risk1",
+                             {"eta_exponent": 0.5, "N": N}, style="--", group=1))
     fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, pts.x, width=N, check=ctx.size != "toy", **kw)
     add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": 0.5, "N": N}, rel=0.05)
     data.notes.append("Large-step simulations are compared with the finite-N prediction (width N = ψ2·d); the line "

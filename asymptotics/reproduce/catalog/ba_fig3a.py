@@ -6,7 +6,16 @@ import numpy as np
 
 from ..data import Curve, FigureData, RefLine
 from ..registry import Item, register
-from ._common import NOISE_TEX, RISK_LABEL, act_label, add_comparisons, fmt, points_from, sim_caption, standard_plot
+from ._common import (
+    NOISE_TEX,
+    RISK_LABEL,
+    act_label,
+    add_comparisons,
+    fmt,
+    points_from,
+    sim_caption,
+    standard_plot,
+)
 
 STUDENT, TEACHER = "tanh", "softplus"
 PSI2, LAM, NOISE = 2.0, 1e-4, 0.25

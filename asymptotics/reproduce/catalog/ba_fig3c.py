@@ -40,6 +40,11 @@ def compute(ctx) -> FigureData:
     data.lines.append(RefLine("bound", model.kernel_bound, "kernel lower bound μ₂*²"))
 
     d, seeds = p["d"], p["seeds"]
+    if large:
+        N = int(round(S.PSI2 * d))
+        data.curves.append(Curve(f"a = 1/2: exact theory at the simulated width N = {N}", S.LARGE_GRID,
+                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, **kw), "risk1",
+                                 {"eta_exponent": 0.5, "N": N}, style="--", group=len(EXPONENTS) - 1))
     xs = [float(x) for x in p["psi1"]]
     for g, a in enumerate(EXPONENTS):
         if a not in p["exponents"]:
