@@ -500,3 +500,27 @@ for _kind, _fn in (("ba", simulate_ba), ("cui", simulate_cui), ("srf", simulate_
         description=f"one seed of validation.simulator.simulate on a {_SIM_CLASSES[_kind]}",
     )
 del _kind, _fn
+
+
+# ------------------------------------------------------------------------------------------------
+# Theory quantities (deterministic; resolved lazily on the worker)
+
+_THEORY_ACTS = {"student": Param("str"), "teacher": Param("str"), "center": Param("bool", True)}
+
+register_quantity(
+    "theory.one_step.risk",
+    "asymptotics.theory.one_step.sweep:risk_point",
+    parameters={**_THEORY_ACTS, "psi1": Param("float"), "psi2": Param("float"), "lam": Param("float"),
+                "eta": Param("float", 0.0), "noise": Param("float", 0.0), "route": Param("str", "B")},
+    seeded=False,
+    description="R0, R1, δ and the kernel bound μ2*² after one step at η = Θ(1) (Ba et al.)",
+)
+
+register_quantity(
+    "theory.one_step.spike",
+    "asymptotics.theory.one_step.sweep:spike_point",
+    parameters={**_THEORY_ACTS, "psi1": Param("float"), "psi2": Param("float"), "eta": Param("float"),
+                "noise": Param("float", 0.0)},
+    seeded=False,
+    description="BBP threshold η_c, overlaps ⟨u₁,β*⟩², ⟨v₁,a⟩², s₁² after one step",
+)
