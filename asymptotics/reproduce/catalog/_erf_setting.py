@@ -12,7 +12,7 @@ import numpy as np
 STUDENT = TEACHER = "erf"
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
 #: ψ1 grid of the exact large-step curve (≈ 0.5 s a point), away from the interpolation peak ψ1 = ψ2
-LARGE_GRID = np.geomspace(3.0, 40.0, 18)
+LARGE_GRID = np.geomspace(3.0, 40.0, 14)
 
 
 def config(d: int, psi1: float, exponent: float, n_test: int):

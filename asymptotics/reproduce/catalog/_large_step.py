@@ -23,17 +23,26 @@ def available(ctx) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def _risk1(fn, student, teacher, psi1, psi2, lam, noise, c, width, check):
-    res = fn(student, teacher, psi1, psi2, lam, c=c, noise=noise, width=width, check=check)
-    return float(res.risk1) if res.converged else math.nan
+def _risk1(fn, student, teacher, psi1, psi2, lam, noise, c, widths, check):
+    """R1 at one ψ1 for several widths in one solve (the responses do not depend on N)."""
+    res = fn(student, teacher, psi1, psi2, lam, c=c, noise=noise, width=widths, check=check)
+    return tuple(float(r.risk1) if r.converged else math.nan for r in res)
 
 
-def large_step_risk1(ctx, student, teacher, psi1, *, psi2, lam, noise, c=1.0, width=None, check=False):
+def large_step_risk1(ctx, student, teacher, psi1, *, psi2, lam, noise, c=1.0, width=None, check=False, d=None):
     """R1 after one large step η = c√N at each ψ1: the N = ∞ limit (``width=None``) or the finite-width
-    prediction at N = ``width``; None if the theory is not available."""
+    prediction at N = ``width``; None if the theory is not available. ``d`` (optional) also solves the
+    width N = ψ2·d in the same call, so that a later request for it is free."""
     fn = ctx.theory(TARGET, optional=True)
     if fn is None:
         return None
     wd = math.inf if width is None else float(width)
-    return np.array([_risk1(fn, student, teacher, float(x), float(psi2), float(lam), float(noise), float(c), wd,
-                            bool(check)) for x in np.atleast_1d(psi1)], float)
+    widths = [math.inf]
+    if d is not None:
+        widths.append(float(round(psi2 * d)))
+    if wd not in widths:
+        widths.append(wd)
+    widths = tuple(widths)
+    k = widths.index(wd)
+    return np.array([_risk1(fn, student, teacher, float(x), float(psi2), float(lam), float(noise), float(c), widths,
+                            bool(check))[k] for x in np.atleast_1d(psi1)], float)

@@ -69,13 +69,13 @@ def compute(ctx) -> FigureData:
 def _large_step_theory(ctx, data, grid, pts, d):
     """The exact large-step curve (N = ∞) and its finite-N prediction at the simulated points."""
     kw = dict(psi2=S.PSI2, lam=S.LAM, noise=S.NOISE, c=1.0)
-    inf = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, **kw)
+    inf = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, d=d, **kw)
     data.curves.append(Curve("large step η = √N: exact theory (N = ∞)", S.LARGE_GRID, inf, "risk1", {"eta_exponent": 0.5}, group=1))
     N = int(round(S.PSI2 * d))
     data.curves.append(Curve(f"large step: exact theory at the simulated width N = {N}", S.LARGE_GRID,
-                             L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, **kw), "risk1",
+                             L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, d=d, **kw), "risk1",
                              {"eta_exponent": 0.5, "N": N}, style="--", group=1))
-    fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, pts.x, width=N, check=ctx.size != "toy", **kw)
+    fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, pts.x, width=N, d=d, check=ctx.size != "toy", **kw)
     add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": 0.5, "N": N}, rel=0.05)
     data.notes.append("Large-step simulations are compared with the finite-N prediction (width N = ψ2·d); the line "
                       "is the N = ∞ limit, which the network approaches slowly (excess ∝ N^{-0.7}).")

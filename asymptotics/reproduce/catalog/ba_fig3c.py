@@ -31,19 +31,18 @@ def compute(ctx) -> FigureData:
     data = FigureData("ba_fig3c", "psi1", params={"student": S.STUDENT, "teacher": S.TEACHER, "psi2": S.PSI2,
                                                   "lam": S.LAM, "noise": S.NOISE, **p})
     grid = np.geomspace(1.0, 40.0, 200)
+    d, seeds = p["d"], p["seeds"]
     data.curves.append(Curve("a = 0 (η = 1): theory", grid, risk(model, grid, S.PSI2, S.LAM, 1.0).risk1, "risk1",
                              {"eta_exponent": 0.0}, group=0))
     if large:
         data.curves.append(Curve("a = 1/2 (η = √N): exact theory, N = ∞", S.LARGE_GRID,
-                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, **kw), "risk1",
+                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, d=d, **kw), "risk1",
                                  {"eta_exponent": 0.5}, group=len(EXPONENTS) - 1))
     data.lines.append(RefLine("bound", model.kernel_bound, "kernel lower bound μ₂*²"))
-
-    d, seeds = p["d"], p["seeds"]
     if large:
         N = int(round(S.PSI2 * d))
         data.curves.append(Curve(f"a = 1/2: exact theory at the simulated width N = {N}", S.LARGE_GRID,
-                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, **kw), "risk1",
+                                 L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, S.LARGE_GRID, width=N, d=d, **kw), "risk1",
                                  {"eta_exponent": 0.5, "N": N}, style="--", group=len(EXPONENTS) - 1))
     xs = [float(x) for x in p["psi1"]]
     for g, a in enumerate(EXPONENTS):
@@ -58,7 +57,7 @@ def compute(ctx) -> FigureData:
                             fixed={"eta_exponent": a}, rel=REL)
         elif a == 0.5 and large:
             N = int(round(S.PSI2 * d))
-            fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, xs, width=N, check=ctx.size != "toy", **kw)
+            fin = L.large_step_risk1(ctx, S.STUDENT, S.TEACHER, xs, width=N, d=d, check=ctx.size != "toy", **kw)
             add_comparisons(data, pts, fin, x_name="psi1", fixed={"eta_exponent": a, "N": N}, rel=0.05)
     data.caption = (f"σ = σ* = erf, ψ₂ = {fmt(S.PSI2)}, λ = {fmt(S.LAM)}, σ_ε = {fmt(S.NOISE)}; learning rate η = N^a. "
                     + sim_caption(d, seeds, p["n_test"]))

@@ -16,7 +16,7 @@ BETA, LAM = 1.0, 0.01
 STEPS = ((1.0, 0.5), (3.0, 20.0))  # (η̃, α0): the authors' stored run, and a strong step with a large first batch
 SIZES = {
     "toy": {"d": 150, "seeds": 3, "n_test": 3000, "alpha": [1.0, 3.0], "targets": ["tanh"]},
-    "quick": {"d": 300, "seeds": 3, "n_test": 5000, "alpha": [0.5, 1.5, 3.0], "targets": list(TARGETS)},
+    "quick": {"d": 250, "seeds": 3, "n_test": 5000, "alpha": [0.5, 3.0], "targets": list(TARGETS)},
     "default": {"d": 500, "seeds": 3, "n_test": 10_000, "alpha": [0.5, 1.0, 2.0, 3.0], "targets": list(TARGETS)},
     "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0], "targets": list(TARGETS)},
 }

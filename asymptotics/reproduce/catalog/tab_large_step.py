@@ -28,8 +28,8 @@ def compute(ctx) -> FigureData:
         xs = list(psi1s)
         N = int(round(psi2 * d))
         kw = dict(psi2=psi2, lam=lam, noise=noise, c=1.0)
-        fin = L.large_step_risk1(ctx, s, t, xs, width=N, check=ctx.size != "toy", **kw)
-        inf = L.large_step_risk1(ctx, s, t, xs, check=ctx.size != "toy", **kw)
+        fin = L.large_step_risk1(ctx, s, t, xs, width=N, d=d, check=ctx.size != "toy", **kw)
+        inf = L.large_step_risk1(ctx, s, t, xs, d=d, check=ctx.size != "toy", **kw)
         if fin is None:
             from ..context import NeedsError
 
