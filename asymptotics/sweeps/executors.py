@@ -41,6 +41,18 @@ def _blas_threads(n_workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, n_workers))
 
 
+def _limit_numba_threads(n: int) -> None:
+    """Initializer of a spawned worker: give numba ``n`` threads (before or after its import)."""
+    import sys
+
+    if "numba" in sys.modules:
+        import numba
+
+        numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
+    else:
+        os.environ["NUMBA_NUM_THREADS"] = str(int(n))
+
+
 class InProcessExecutor:
     """Run every task in the calling process."""
 
@@ -86,12 +98,22 @@ class ProcessExecutor:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=mp.get_context("spawn"),
+            initializer=_limit_numba_threads,
+            initargs=(self.threads,),
+        )
 
     def __enter__(self):
-        # spawned children inherit the environment at spawn time: set the BLAS thread counts
+        # spawned children inherit the environment at spawn time: set the BLAS thread counts.
+        # NUMBA_NUM_THREADS is NOT set in the parent: numba re-reads its config on every compile
+        # and refuses a changed value once its thread pool runs ("Cannot set NUMBA_NUM_THREADS");
+        # the children set it themselves in _limit_numba_threads.
         threads = str(self.threads)
         for k in BLAS_THREAD_VARS:
+            if k == "NUMBA_NUM_THREADS":
+                continue
             self._saved_env[k] = os.environ.get(k)
             os.environ[k] = threads
         self._pool = self._new_pool()

@@ -74,8 +74,8 @@ def plot(data, ctx):
     return standard_plot(data, [
         {"xlabel": "ψ₁ = n/d", "ylabel": RISK_LABEL, "xscale": "log", "yscale": "log",
          "title": f"σ = σ* = erf, ψ₂ = {fmt(p['psi2'])}, λ = {fmt(p['lam'])}, {NOISE_TEX} = {fmt(p['noise'])}, η = N$^a$",
-         "legend_loc": "lower left"},
-    ], suptitle="Ba et al. Fig. 3(c): from a small to a large step", width=5.6, height=4.2)
+         "legend_loc": "figure", "legend_ncols": 2},
+    ], suptitle="Ba et al. Fig. 3(c): from a small to a large step", width=6.4, height=5.2)
 
 
 register(Item(
