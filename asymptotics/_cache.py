@@ -18,6 +18,13 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+def _umask_mode() -> int:
+    """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 __all__ = ["cache_dir", "source_hash", "load_generated_module", "atomic_write_text"]
 
 
@@ -48,6 +55,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         try:

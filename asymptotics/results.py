@@ -24,6 +24,13 @@ import numpy as np
 
 from ._version import __version__
 
+def _umask_mode() -> int:
+    """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 __all__ = ["Result", "base_meta", "versions", "atomic_write_bytes", "FORMATS", "to_jsonable"]
 
 FORMATS = ("table", "csv", "json", "parquet")
@@ -87,6 +94,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         try:
