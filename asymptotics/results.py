@@ -123,7 +123,7 @@ class Result:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        self.to_frame().to_csv(buf, index=False, float_format="%.17g")
+        self.to_frame().to_csv(buf, index=False)  # shortest round-trip repr of each float
         return buf.getvalue()
 
     def to_parquet_bytes(self) -> bytes:
