@@ -20,6 +20,13 @@ This package imports only :mod:`asymptotics.activations`, :mod:`asymptotics.para
 with the theory it checks.
 """
 
+import os as _os
+
+# Idle OpenBLAS threads spin ~0.1 s after each call and halve the speed of the numba kernels that
+# follow a GEMM; 2⁴ cycles removes that (see validation.simulator.threads). Effective only when
+# numpy's OpenBLAS is not loaded yet; a value set by the user is kept.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
 from .config import (
     BATCHES,
     FEATURES,

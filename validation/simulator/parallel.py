@@ -31,14 +31,15 @@ from .measurements import measurement_names
 from .protocols import run_seed
 from .result import SimulationResult, aggregate, versions
 from .rng import COMPONENTS, available_cores
-from .threads import blas_threads as blas_limit
 from .threads import (
+    blas_thread_timeout,
     get_blas_threads,
     set_blas_threads,
     set_numba_threads,
     single_thread_scipy_blas,
     thread_env,
 )
+from .threads import blas_threads as blas_limit
 
 __all__ = ["simulate", "simulate_many"]
 
@@ -205,6 +206,9 @@ def simulate_many(
             "mode": mode,
             "threads_per_task": task_threads,
             "blas_threads_controlled": bool(controlled),
+            "openblas_thread_timeout": blas_thread_timeout()
+            if mode == "in-process"
+            else os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4"),
             "elapsed_s": elapsed,
         }
         out.append(SimulationResult(cfg, per_seed, mean, se, test_se, meta))

@@ -10,6 +10,13 @@ the budget is recorded as uncontrolled in the result metadata.
 Multithreaded BLAS may sum in a different order than single-threaded BLAS, so numbers agree
 bit for bit between runs with the same BLAS thread count per task (``blas_threads``) and to
 round-off (~1e-13 relative) otherwise.
+
+Idle OpenBLAS threads busy-wait for about 2²⁸ cycles (~0.1 s) after each call; a numba parallel
+kernel that follows a GEMM then shares its cores with them and runs at half speed (measured:
+25 ms → 50 ms for 4·10⁶ tanh evaluations on 2 cores). ``OPENBLAS_THREAD_TIMEOUT=4`` (2⁴ cycles)
+removes this without slowing the GEMMs, but OpenBLAS reads it only when it is loaded: it is set
+for worker processes, and :mod:`validation.simulator` sets it by default on import, which takes
+effect when numpy has not been imported yet. :func:`blas_thread_timeout` reports the value in use.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ __all__ = [
     "set_numba_threads",
     "single_thread_scipy_blas",
     "thread_env",
+    "blas_thread_timeout",
 ]
 
 THREAD_ENV_VARS = (
@@ -157,7 +165,22 @@ def set_numba_threads(n: int) -> int:
 
 
 def thread_env(n: int) -> dict:
-    """Environment variables giving a fresh process ``n`` BLAS/OpenMP/numba threads."""
+    """Environment variables giving a fresh process ``n`` BLAS/OpenMP/numba threads (and idle
+    OpenBLAS threads that sleep at once, unless ``OPENBLAS_THREAD_TIMEOUT`` is already set)."""
     env = {k: str(int(n)) for k in THREAD_ENV_VARS}
     env["NUMBA_NUM_THREADS"] = str(int(n))
+    env["OPENBLAS_THREAD_TIMEOUT"] = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")
     return env
+
+
+def blas_thread_timeout() -> int | None:
+    """OpenBLAS's idle-thread timeout exponent in use (0: the built-in default, 2²⁸ cycles), or
+    None when unknown."""
+    for path, _, _ in _libs():
+        try:
+            fn = ctypes.CDLL(path).openblas_thread_timeout
+        except (OSError, AttributeError):
+            continue
+        fn.restype = ctypes.c_int
+        return int(fn())
+    return None
