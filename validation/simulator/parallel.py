@@ -140,7 +140,10 @@ def simulate_many(
         mode = "in-process"
     else:
         ctx = mp.get_context("spawn")
-        env = thread_env(per_task)
+        # NUMBA_NUM_THREADS is left out of the parent's environment: numba re-reads its config on
+        # every compile and refuses a changed value once its thread pool runs; the workers set
+        # their numba threads in _init_worker instead.
+        env = {k: v for k, v in thread_env(per_task).items() if k != "NUMBA_NUM_THREADS"}
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)  # inherited by the spawned workers at start-up
         try:
