@@ -9,8 +9,6 @@ import math
 
 import pytest
 
-pytest.importorskip("validation.simulator", reason="the simulator is not installed")
-
 from asymptotics.cli.app import main  # noqa: E402
 from asymptotics.reproduce import items, reproduce  # noqa: E402
 from asymptotics.reproduce.registry import SIZES, missing_requirements  # noqa: E402

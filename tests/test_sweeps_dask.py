@@ -6,9 +6,6 @@ import signal
 import time
 
 import numpy as np
-import pytest
-
-distributed = pytest.importorskip("distributed")
 
 from asymptotics.sweeps import SweepStore, plan_sweep, read_sweep, run_sweep  # noqa: E402
 

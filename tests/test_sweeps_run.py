@@ -373,7 +373,6 @@ def test_another_quantity_in_the_same_directory_is_refused(tmp_path):
 # ---- the simulator, when it is there ------------------------------------------------------------
 
 def test_one_tiny_simulator_task(tmp_path):
-    pytest.importorskip("validation.simulator")
     cfg = {"quantity": "simulate.ba", "out": str(tmp_path / "ba"),
            "fixed": {"student": "tanh", "teacher": "tanh", "d": 64, "n_test": 256, "psi2": 1.0},
            "grid": {"psi1": [2.0]}}
