@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+
 def _umask_mode() -> int:
     """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
     mask = os.umask(0)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ._version import __version__
 
+
 def _umask_mode() -> int:
     """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
     mask = os.umask(0)

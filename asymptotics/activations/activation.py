@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..errors import ExpressionError
 from . import constants as _c
-from .builtins import ALIASES, BUILTINS, builtin_expression
+from .builtins import ALIASES, builtin_expression
 from .lowering import lower_activation
 from .parser import X, parse_expression
 
@@ -282,7 +282,7 @@ def dual_kernel(act1: Activation, rho, act2: Activation | None = None, method: s
                 s = mpmath.sqrt(1 - mpmath.mpf(r) ** 2)
                 c = 1 / (2 * mpmath.pi)
 
-                def g(u, w, r=r, s=s):
+                def g(u, w, r=r, s=s, c=c):
                     return (
                         (r1(u) - o1)
                         * (r2(r * u + s * w) - o2)
