@@ -230,11 +230,17 @@ class DaskExecutor:
             self.client = Client(self.address, timeout="30s", set_as_default=False)
             return self
         threads = str(self.threads)
+        # pre-spawn variables are also set in THIS process (the nanny's): never NUMBA_NUM_THREADS,
+        # which numba refuses to see change once its pool runs; workers get it through
+        # distributed.nanny.environ, applied in the worker process only.
         environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-        environ.update({k: threads for k in BLAS_THREAD_VARS})
+        environ.update({k: threads for k in BLAS_THREAD_VARS if k != "NUMBA_NUM_THREADS"})
+        worker_environ = dict(dask.config.get("distributed.nanny.environ", {}))
+        worker_environ["NUMBA_NUM_THREADS"] = threads
         with dask.config.set({
             "distributed.scheduler.allowed-failures": self.retries,
             "distributed.nanny.pre-spawn-environ": environ,
+            "distributed.nanny.environ": worker_environ,
         }):
             self.cluster = LocalCluster(
                 n_workers=self.n_workers,
