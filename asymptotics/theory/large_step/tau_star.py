@@ -653,37 +653,29 @@ class _Compiled:
             )
         return self._levels[level]
 
+    def _point_args(self, idx):
+        """Per-point arguments shared by the compiled grid kernels (scales, offsets, teacher)."""
+        return self.prob.a[idx], self.offs[idx], self.prob.fit_constant, self.b_idx[idx]
+
+    def _rule_args(self, r, idx):
+        """Quadrature-rule arguments shared by the compiled grid kernels."""
+        return (r.x, r.w, r.t, r.mode, r.z, r.wz, self.kinks, self.a_idx[idx], self.cfg.half_width, 1.0,
+                r.glx, r.glw)
+
     def objective(self, kappas, idx, level):
         """(n, 3) array of τ, τ', τ'' at kappas[i] for points idx[i]."""
         r = self.rules(level)
         return self.k.objective_grid(
             np.ascontiguousarray(kappas, dtype=float),
-            self.prob.a[idx],
-            self.offs[idx],
-            self.prob.fit_constant,
-            self.b_idx[idx],
-            r.x,
-            r.w,
-            r.t,
-            r.mode,
-            r.z,
-            r.wz,
-            self.kinks,
-            self.a_idx[idx],
-            self.cfg.half_width,
-            1.0,
-            r.glx,
-            r.glw,
+            *self._point_args(idx),
+            *self._rule_args(r, idx),
         )
 
     def minimise(self, idx, level, kscan):
         r = self.rules(level)
         s = self.scan_rules
         return self.k.minimise_grid(
-            self.prob.a[idx],
-            self.offs[idx],
-            self.prob.fit_constant,
-            self.b_idx[idx],
+            *self._point_args(idx),
             kscan,
             s.x,
             s.w,
@@ -692,18 +684,7 @@ class _Compiled:
             s.wz,
             s.glx,
             s.glw,
-            r.x,
-            r.w,
-            r.t,
-            r.mode,
-            r.z,
-            r.wz,
-            self.kinks,
-            self.a_idx[idx],
-            self.cfg.half_width,
-            1.0,
-            r.glx,
-            r.glw,
+            *self._rule_args(r, idx),
             self.cfg.xtol,
             self.cfg.max_iter,
         )
@@ -713,22 +694,8 @@ class _Compiled:
         return self.k.refine_grid(
             np.ascontiguousarray(k0, dtype=float),
             np.ascontiguousarray(width, dtype=float),
-            self.prob.a[idx],
-            self.offs[idx],
-            self.prob.fit_constant,
-            self.b_idx[idx],
-            r.x,
-            r.w,
-            r.t,
-            r.mode,
-            r.z,
-            r.wz,
-            self.kinks,
-            self.a_idx[idx],
-            self.cfg.half_width,
-            1.0,
-            r.glx,
-            r.glw,
+            *self._point_args(idx),
+            *self._rule_args(r, idx),
             self.cfg.xtol,
             self.cfg.max_iter,
         )
