@@ -79,6 +79,21 @@ def _emit(rows, meta, fmt, out, caught):
     emit(Result(rows=rows, meta=meta), fmt, out)
 
 
+def _spike_rows(s, t, grid, columns):
+    """Evaluate ``columns(model, arrays)`` (which returns ``j -> {name: value}``) on each
+    noise group of ``grid`` (vectorised over ψ1, ψ2, η), collecting DegenerateWarnings."""
+    rows = [dict(r) for r in grid]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DegenerateWarning)
+        for nz, idx, a in _groups(grid, ("psi1", "psi2", "eta")):
+            m = _model(s, t, nz)
+            m.warn_if_degenerate()
+            row_of = columns(m, a)
+            for j, i in enumerate(idx):
+                rows[i].update(row_of(j))
+    return rows, caught
+
+
 # --------------------------------------------------------------------------------- alignment
 def alignment_command(
     student: StudentOpt = "tanh",
@@ -95,25 +110,21 @@ def alignment_command(
     from ...theory.one_step import spike
 
     s, t = _setup(student, teacher, center)
-    grid = build_grid(psi1=psi1, psi2=psi2, eta=eta, noise=noise)
-    rows = [dict(r) for r in grid]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DegenerateWarning)
-        for nz, idx, a in _groups(grid, ("psi1", "psi2", "eta")):
-            m = _model(s, t, nz)
-            m.warn_if_degenerate()
-            sp = spike(m, a["psi1"], a["psi2"], a["eta"])
-            for j, i in enumerate(idx):
-                rows[i].update(
-                    theta_sq=float(sp.theta_sq[j]),
-                    separated=bool(sp.separated[j]),
-                    eta_threshold=_finite(sp.eta_threshold[j]),
-                    overlap_beta=float(sp.overlap_beta[j]),
-                    overlap_a=float(sp.overlap_a[j]),
-                    overlap_u=float(sp.overlap_u[j]),
-                    top_sv2=float(sp.top_sv2[j]),
-                    teacher_energy=float(sp.teacher_energy[j]),
-                )
+
+    def columns(m, a):
+        sp = spike(m, a["psi1"], a["psi2"], a["eta"])
+        return lambda j: dict(
+            theta_sq=float(sp.theta_sq[j]),
+            separated=bool(sp.separated[j]),
+            eta_threshold=_finite(sp.eta_threshold[j]),
+            overlap_beta=float(sp.overlap_beta[j]),
+            overlap_a=float(sp.overlap_a[j]),
+            overlap_u=float(sp.overlap_u[j]),
+            top_sv2=float(sp.top_sv2[j]),
+            teacher_energy=float(sp.teacher_energy[j]),
+        )
+
+    rows, caught = _spike_rows(s, t, build_grid(psi1=psi1, psi2=psi2, eta=eta, noise=noise), columns)
     meta = base_meta(command="theory alignment", **activations_meta(student=s, teacher=t),
                      formulas="10-one-step.md §3 (derived; rank-one algebra by asymptotics.theory.one_step.derivation)")
     _emit(rows, meta, fmt, out, caught)
@@ -136,24 +147,20 @@ def ck_spike_command(
     from ...theory.one_step import ck_outlier, spike
 
     s, t = _setup(student, teacher, center)
-    grid = build_grid(psi1=psi1, psi2=psi2, eta=eta, noise=noise)
-    rows = [dict(r) for r in grid]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DegenerateWarning)
-        for nz, idx, a in _groups(grid, ("psi1", "psi2", "eta")):
-            m = _model(s, t, nz)
-            m.warn_if_degenerate()
-            ck = ck_outlier(m, a["psi1"], a["psi2"], a["eta"])
-            sp = spike(m, a["psi1"], a["psi2"], a["eta"])
-            for j, i in enumerate(idx):
-                rows[i].update(
-                    top_sv2=float(sp.top_sv2[j]),
-                    population_spike=float(ck.population_spike[j]),
-                    ck_separated=bool(ck.separated[j]),
-                    ck_outlier=float(ck.top_eigenvalue[j]),
-                    ck_bulk_edge=float(ck.bulk_edge[j]),
-                    ck_gram_outlier=float(ck.gram_top_eigenvalue[j]),
-                )
+
+    def columns(m, a):
+        ck = ck_outlier(m, a["psi1"], a["psi2"], a["eta"])
+        sp = spike(m, a["psi1"], a["psi2"], a["eta"])
+        return lambda j: dict(
+            top_sv2=float(sp.top_sv2[j]),
+            population_spike=float(ck.population_spike[j]),
+            ck_separated=bool(ck.separated[j]),
+            ck_outlier=float(ck.top_eigenvalue[j]),
+            ck_bulk_edge=float(ck.bulk_edge[j]),
+            ck_gram_outlier=float(ck.gram_top_eigenvalue[j]),
+        )
+
+    rows, caught = _spike_rows(s, t, build_grid(psi1=psi1, psi2=psi2, eta=eta, noise=noise), columns)
     meta = base_meta(command="theory ck-spike", **activations_meta(student=s, teacher=t),
                      formulas="10-one-step.md §4 (derived; the paper's hypothesis)")
     _emit(rows, meta, fmt, out, caught)
