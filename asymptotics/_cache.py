@@ -14,17 +14,10 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
-
-def _umask_mode() -> int:
-    """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
+from .atomic import write_text
 
 __all__ = ["cache_dir", "source_hash", "load_generated_module", "atomic_write_text"]
 
@@ -49,21 +42,8 @@ def source_hash(source: str, length: int = 16) -> str:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write ``text`` to ``path`` atomically (creating the cache folders on the way)."""
+    write_text(path, text, create_parents=True, name="cache file")
 
 
 def load_generated_module(source: str, prefix: str, sub: str = "generated") -> ModuleType:

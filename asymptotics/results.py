@@ -16,23 +16,15 @@ import math
 import os
 import platform
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ._version import __version__
+from .atomic import write_bytes
 
-
-def _umask_mode() -> int:
-    """Permissions a plain ``open(path, "w")`` would give (mkstemp makes files 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-__all__ = ["Result", "base_meta", "versions", "atomic_write_bytes", "FORMATS", "to_jsonable"]
+__all__ = ["Result", "base_meta", "versions", "FORMATS", "to_jsonable"]
 
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -83,27 +75,6 @@ def to_jsonable(obj):
     if hasattr(obj, "as_dict"):
         return to_jsonable(obj.as_dict())
     return str(obj)
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
 
 
 @dataclass
@@ -181,7 +152,7 @@ class Result:
         )
         if fmt == "table":
             fmt = "json" if path.suffix.lower() == ".json" else fmt
-        return atomic_write_bytes(path, self.render(fmt))
+        return write_bytes(path, self.render(fmt))
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Result:

@@ -240,7 +240,7 @@ def main():
         print(json.dumps(measure(args)))
         return
 
-    from asymptotics.results import atomic_write_bytes
+    from asymptotics.atomic import write_bytes
     from validation.simulator.rng import available_cores
 
     cores = available_cores()
@@ -359,7 +359,7 @@ def main():
     L.append(
         f"Command: `python benchmarks/bench_simulator.py --threads {','.join(map(str, threads))} --repeats {args.repeats}`"
     )
-    atomic_write_bytes(args.out, ("\n".join(L) + "\n").encode())
+    write_bytes(args.out, ("\n".join(L) + "\n").encode(), create_parents=True)
     print(f"wrote {args.out}", file=sys.stderr)
 
 

@@ -58,7 +58,7 @@ def main():
 
     import numpy as np
 
-    from asymptotics.results import atomic_write_bytes
+    from asymptotics.atomic import write_bytes
     from asymptotics.sweeps import (
         get_quantity,
         load_config,
@@ -194,7 +194,7 @@ def main():
     ]
     text = "\n".join(lines)
     print(text)
-    atomic_write_bytes(args.out, text.encode())
+    write_bytes(args.out, text.encode(), create_parents=True)
 
 
 if __name__ == "__main__":

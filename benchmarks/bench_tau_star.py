@@ -146,9 +146,9 @@ def main(argv=None) -> None:
     ]
     text = "\n".join(lines)
     print(text)
-    from asymptotics.results import atomic_write_bytes
+    from asymptotics.atomic import write_bytes
 
-    atomic_write_bytes(args.out, text.encode())
+    write_bytes(args.out, text.encode(), create_parents=True)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -122,6 +123,21 @@ class Activation:
         """σ'' as a scalar ``numba.njit`` function (0 at kinks' distributional parts)."""
         return self._module.d2f
 
+    def specialise(self, template, *, raw: bool = False, prefix: str = "kern"):
+        """Compiled kernels of a template file specialised to this activation.
+
+        ``template`` is a real Python file (see :mod:`asymptotics.codegen.templates`) whose
+        kernels call the placeholders ``sigma``, ``dsigma`` and ``d2sigma``; in the returned
+        module they are this activation's compiled σ, σ', σ'' (of the raw, uncentred function
+        when ``raw``). The module is rendered once per (template, activation) into the user cache
+        and its numba machine code is cached, so a second process starts without compiling.
+        This is the one public way for compiled code elsewhere to call an activation.
+        """
+        module = self._raw_mod if raw else self._module
+        bindings = {"sigma": (module.__name__, "f"), "dsigma": (module.__name__, "df"), "d2sigma": (module.__name__, "d2f")}
+        origin = f"activation {self.name!r}, centered={self.centered and not raw}"
+        return _specialised(Path(template), tuple(sorted(bindings.items())), origin, prefix)
+
     def numpy(self, x):
         """σ(x), vectorised over a numpy array."""
         return self._module.f_np(x)
@@ -223,6 +239,13 @@ class Activation:
             and self.centered == other.centered
             and sp.srepr(self.raw) == sp.srepr(other.raw)
         )
+
+
+@lru_cache(maxsize=256)
+def _specialised(template: Path, bindings: tuple, origin: str, prefix: str):
+    from ..codegen.templates import load_template
+
+    return load_template(template, dict(bindings), origin, prefix)
 
 
 @lru_cache(maxsize=128)

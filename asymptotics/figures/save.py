@@ -7,7 +7,7 @@ import logging
 import os
 from pathlib import Path
 
-from ..results import atomic_write_bytes
+from ..atomic import write_bytes
 
 __all__ = ["figure_bytes", "save_figure"]
 
@@ -28,4 +28,4 @@ def figure_bytes(fig, fmt: str, **kw) -> bytes:
 def save_figure(fig, stem: str | os.PathLike, formats=("png", "pdf")) -> list[Path]:
     """Write ``stem.<fmt>`` for each format atomically; returns the paths."""
     stem = Path(stem)
-    return [atomic_write_bytes(stem.with_suffix(f".{fmt}"), figure_bytes(fig, fmt)) for fmt in formats]
+    return [write_bytes(stem.with_suffix(f".{fmt}"), figure_bytes(fig, fmt), create_parents=True) for fmt in formats]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .._version import __version__
-from ..results import atomic_write_bytes
+from ..atomic import write_bytes
 
 __all__ = ["SimulationCache", "CachedSimulation", "simulator_fingerprint", "config_key_material"]
 
@@ -197,7 +197,7 @@ class SimulationCache:
         payload = {"key": key, "material": material, "mean": result.mean, "se": result.se,
                    "per_seed": result.per_seed, "meta": result.meta, "seeds": result.seeds}
         data = json.dumps(_encode(payload), indent=1).encode()
-        path = atomic_write_bytes(self.path(key), data)
+        path = write_bytes(self.path(key), data, create_parents=True)
         self.events.append(("write", key))
         return path
 

@@ -22,8 +22,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..atomic import write_bytes
 from ..errors import ParameterError
-from ..results import Result, atomic_write_bytes
+from ..results import Result
 
 __all__ = [
     "SYMBOLS",
@@ -260,14 +261,14 @@ def write_table(rows: Sequence[dict], stem: str | os.PathLike, *, meta: dict | N
             paths.append(res.write(stem.with_suffix(".parquet"), "parquet"))
         elif fmt == "latex":
             text = to_latex(res.rows, columns, precision, caption=caption, label=label)
-            paths.append(atomic_write_bytes(stem.with_suffix(".tex"), text.encode()))
+            paths.append(write_bytes(stem.with_suffix(".tex"), text.encode(), create_parents=True))
         elif fmt == "markdown":
             text = to_markdown(res.rows, columns, precision)
             if caption:
                 text = f"{text}\n\n: {caption}\n"
             else:
                 text += "\n"
-            paths.append(atomic_write_bytes(stem.with_suffix(".md"), text.encode()))
+            paths.append(write_bytes(stem.with_suffix(".md"), text.encode(), create_parents=True))
         else:
             raise ParameterError("format", fmt, f"one of {', '.join(TABLE_FORMATS)}")
     return paths

@@ -25,8 +25,9 @@ import time
 import traceback
 from pathlib import Path
 
+from ..atomic import write_bytes
 from ..errors import ParameterError
-from ..results import atomic_write_bytes, base_meta, to_jsonable
+from ..results import base_meta, to_jsonable
 from .cache import SimulationCache, simulator_fingerprint
 from .context import Context, NeedsError, NullProgress
 from .export import write_table
@@ -103,8 +104,8 @@ def _export(item, data, rec, out, *, size, seed, ctx):
 
     # data: everything plotted
     data_dir = out / "data"
-    p = atomic_write_bytes(data_dir / f"{item.name}.json",
-                           (json.dumps(to_jsonable({"meta": meta, "data": data.as_dict()}), indent=1) + "\n").encode())
+    p = write_bytes(data_dir / f"{item.name}.json",
+                           (json.dumps(to_jsonable({"meta": meta, "data": data.as_dict()}), indent=1) + "\n").encode(), create_parents=True)
     rec["outputs"]["data"] = _rel(p, out)
     tidy = data.tidy_rows()
     if tidy:
@@ -205,7 +206,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     def write_manifest():
         manifest["cache"] = cache.stats()
         manifest["total_s"] = time.perf_counter() - t_start
-        atomic_write_bytes(out / "manifest.json", (json.dumps(to_jsonable(manifest), indent=1) + "\n").encode())
+        write_bytes(out / "manifest.json", (json.dumps(to_jsonable(manifest), indent=1) + "\n").encode(), create_parents=True)
 
     try:
         if live is not None:
@@ -241,7 +242,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     manifest["summary"] = {s: sum(1 for r in manifest["items"].values() if r["status"] == s)
                            for s in ("ok", "partial", "needs", "error", "failed")}
     report = build_report(manifest, datas, selected)
-    atomic_write_bytes(out / "report.md", report.encode())
+    write_bytes(out / "report.md", report.encode(), create_parents=True)
     manifest["complete"] = True
     write_manifest()
     written = [out / "manifest.json", out / "report.md"] + [out / p for p in manifest.get("comparison_tables", [])]
@@ -252,7 +253,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
         for rec in manifest["items"].values():
             png = rec.get("outputs", {}).get("png")
             if png:
-                written.append(atomic_write_bytes(docs / Path(png).name, (out / png).read_bytes()))
+                written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True))
     _readable(written)
     return manifest
 

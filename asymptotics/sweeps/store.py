@@ -9,7 +9,7 @@ Layout of a sweep directory::
       .lock                              held (flock) while a sweep writes here
 
 Every part file is written to a hidden temporary file in its directory (``.part-….part``) and
-renamed into place (:func:`asymptotics.results.atomic_write_bytes`), so a reader — this module,
+renamed into place (:func:`asymptotics.atomic.write_bytes`), so a reader — this module,
 ``pyarrow.dataset`` or pandas, which all skip names starting with ``.`` or ``_`` — never sees a
 partial file, whatever happens to the writing process. Rows are written by the driver only (workers
 return them), so a task retried after its worker died is written once.
@@ -32,8 +32,9 @@ import secrets
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..atomic import write_bytes
 from ..errors import AsymptoticsError
-from ..results import atomic_write_bytes, to_jsonable
+from ..results import to_jsonable
 from .tasks import BOOKKEEPING_COLUMNS
 
 __all__ = ["SweepStore", "StoreError", "read_sweep", "new_run_id", "STATUS_RANK"]
@@ -141,7 +142,7 @@ class SweepStore:
             }
         m["updated"] = now
         m["history"].append(entry)
-        atomic_write_bytes(self.manifest_path, (json.dumps(m, indent=2) + "\n").encode())
+        write_bytes(self.manifest_path, (json.dumps(m, indent=2) + "\n").encode(), create_parents=True)
 
     @contextmanager
     def lock(self):
@@ -187,12 +188,12 @@ class SweepStore:
                 sub = sub / f"{p}={v}"
             table = _rows_to_table(grp, drop=part_by)
             path = sub / f"part-{run_id}-{seq:06d}.parquet"
-            atomic_write_bytes(path, _table_bytes(table))
+            write_bytes(path, _table_bytes(table), create_parents=True)
             paths.append(path)
         return paths
 
     def write_run_record(self, run_id: str, record: dict) -> Path:
-        return atomic_write_bytes(self.runs / f"{run_id}.json", (json.dumps(to_jsonable(record), indent=2) + "\n").encode())
+        return write_bytes(self.runs / f"{run_id}.json", (json.dumps(to_jsonable(record), indent=2) + "\n").encode(), create_parents=True)
 
     # ---- reading ---------------------------------------------------------------------------
     def part_files(self) -> list[Path]:
@@ -280,7 +281,7 @@ class SweepStore:
             removed += n_drop
             new = t.filter(pa.array(mask))
             if new.num_rows:
-                atomic_write_bytes(f.parent / f"part-{run_id}-c{i:06d}.parquet", _table_bytes(new))
+                write_bytes(f.parent / f"part-{run_id}-c{i:06d}.parquet", _table_bytes(new), create_parents=True)
             f.unlink()
         return removed
 

@@ -1,9 +1,9 @@
 """Compiled kernels of the simulator, specialised to one student activation σ.
 
-This file is a template: :mod:`validation.simulator.kernels` renders it to a module on disk
-(``asymptotics._cache``) whose header binds ``sigma`` and ``dsigma`` to the activation's compiled
-scalar functions ``Activation.f`` and ``Activation.df``, so that ``numba.njit(cache=True)`` keeps
-the machine code between processes. Everything below the marker line is copied verbatim.
+This file is a template (:mod:`asymptotics.codegen.templates`): ``Activation.specialise`` renders
+it to a module on disk whose header binds ``sigma`` and ``dsigma`` to the activation's compiled
+scalar functions σ and σ', so that ``numba.njit(cache=True)`` keeps the machine code between
+processes. Everything from the marker line on is copied verbatim.
 
 Each kernel is a pure loop over rows (``prange``: one thread per row, so every sum is taken in
 the same order whatever the number of threads, and results do not depend on it).
@@ -17,6 +17,10 @@ def sigma(x):  # placeholder: replaced by the student's compiled σ in the rende
 
 
 def dsigma(x):  # placeholder: replaced by the student's compiled σ'
+    raise NotImplementedError
+
+
+def d2sigma(x):  # placeholder: replaced by the student's compiled σ'' (unused here)
     raise NotImplementedError
 
 

@@ -25,8 +25,9 @@ def table_command(
     """Export any result file to a LaTeX (booktabs) or Markdown table with chosen columns and precision."""
     import sys
 
+    from ...atomic import write_bytes
     from ...reproduce.export import to_latex, to_markdown
-    from ...results import Result, atomic_write_bytes
+    from ...results import Result
 
     if to not in ("latex", "markdown", "md", "tex"):
         raise ParameterError("--to", to, "latex or markdown")
@@ -49,7 +50,7 @@ def table_command(
         if caption:
             text += f"\n: {caption}\n"
     if out is not None:
-        atomic_write_bytes(out, text.encode())
+        write_bytes(out, text.encode())
         typer.echo(f"wrote {len(res.rows)} row(s) to {out}", err=True)
     else:
         sys.stdout.write(text)
