@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..errors import ExpressionError
+from ..errors import ExpressionError, ParameterError
 from . import constants as _c
 from .builtins import ALIASES, builtin_expression
 from .lowering import lower_activation
@@ -239,6 +239,24 @@ class Activation:
             and self.centered == other.centered
             and sp.srepr(self.raw) == sp.srepr(other.raw)
         )
+
+
+def resolve_activation(spec, *, center: bool = True, name: str = "activation") -> Activation:
+    """:func:`activation`, with any failure reported as one :class:`ParameterError` naming the
+    argument ``name`` (``"--student"`` on the command line, ``"student"`` in the Python API).
+
+    This is the one place where a user's activation is resolved: the CLI, the Python API, the
+    theory drivers and the sweeps all call it, so the message is the same everywhere.
+    """
+    try:
+        return activation(spec, center=center)
+    except ParameterError:
+        raise
+    except Exception as exc:  # parse and validation errors, whatever their type
+        shown = spec if isinstance(spec, (str, Activation)) else type(spec).__name__
+        if isinstance(shown, str) and len(shown) > 80:
+            shown = shown[:77] + "..."
+        raise ParameterError(name, shown, "a built-in name or a safe expression in x", str(exc)) from None
 
 
 @lru_cache(maxsize=256)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..activations import activation
+from ..activations import resolve_activation as _resolve
 from ..errors import ParameterError
 from ..grids import cartesian, parse_values
 from ..params import RULES
@@ -69,13 +69,8 @@ def build_grid(**texts: str | None) -> list[dict]:
 
 
 def resolve_activation(spec: str, center: bool, role: str):
-    """Build an activation, turning parse errors into errors that name the option."""
-    try:
-        return activation(spec, center=center)
-    except ParameterError:
-        raise
-    except Exception as exc:
-        raise ParameterError(f"--{role}", spec, "a built-in name or a safe expression in x", str(exc)) from None
+    """Build an activation; any failure becomes one error naming the option ``--role``."""
+    return _resolve(spec, center=center, name=f"--{role}")
 
 
 def activations_meta(**acts) -> dict:

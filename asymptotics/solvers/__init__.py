@@ -23,10 +23,11 @@ from .config import Anderson, FixedPoint, Newton
 from .continuation import continuation
 from .fixed_point import fixed_point
 from .newton import root
-from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES, SolverResult
+from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR, STATUS_MESSAGES, SolverResult, Status
 from .systems import CompiledSystem, GridSolution, SystemSolution, compile_system
 
 __all__ = [
+    "Status",
     "SolverResult",
     "FixedPoint",
     "Anderson",

@@ -1,25 +1,32 @@
 """The result of every solver: the value together with how it was obtained.
 
-Status codes (shared by the Python solvers and the compiled kernels of
-:mod:`asymptotics.solvers.compiled`):
+One status vocabulary for the whole package (:class:`Status`): the Python solvers, the compiled
+kernels (which return the integer code) and the theory drivers all report one of these, and a
+result row shows its :attr:`Status.label`.
 
-====  ==============================================================
-code  meaning
-====  ==============================================================
-0     converged: the residual test passed (after ``min_steps``)
-1     ``max_steps`` reached without passing the residual test
-2     a non-finite value (NaN or inf) appeared in the iterate, the residual or the Jacobian
-3     singular Jacobian, or stagnation (no decrease of the residual along the Newton direction)
-====  ==============================================================
+====  =================  ==========================================================================
+code  label              meaning
+====  =================  ==========================================================================
+0     ``converged``      the residual test passed (after ``min_steps``)
+1     ``max_steps``      ``max_steps`` reached without passing the residual test
+2     ``nonfinite``      a non-finite value (NaN or inf) in the iterate, the residual or the Jacobian
+3     ``singular``       singular Jacobian, or stagnation (no decrease of the residual)
+4     ``no_stationary``  an optimisation found no stationary point in its bracket
+5     ``at_edge``        an optimisation's best value lies at an end of the searched range
+6     ``unresolved``     a discretisation (quadrature nodes, readout types) did not converge under
+                         refinement
+====  =================  ==========================================================================
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
 __all__ = [
+    "Status",
     "SolverResult",
     "CONVERGED",
     "MAX_STEPS",
@@ -29,16 +36,41 @@ __all__ = [
     "scaled_residual",
 ]
 
-CONVERGED = 0
-MAX_STEPS = 1
-NONFINITE = 2
-SINGULAR = 3
+class Status(IntEnum):
+    """Outcome of a solve (the codes are those the compiled kernels return)."""
+
+    CONVERGED = 0
+    MAX_STEPS = 1
+    NONFINITE = 2
+    SINGULAR = 3
+    NO_STATIONARY = 4
+    AT_EDGE = 5
+    UNRESOLVED = 6
+
+    @property
+    def label(self) -> str:
+        """The name shown in result rows (``"converged"``, ``"max_steps"``, …)."""
+        return self.name.lower()
+
+    @property
+    def message(self) -> str:
+        """A human-readable sentence."""
+        return STATUS_MESSAGES[self]
+
+
+CONVERGED = Status.CONVERGED
+MAX_STEPS = Status.MAX_STEPS
+NONFINITE = Status.NONFINITE
+SINGULAR = Status.SINGULAR
 
 STATUS_MESSAGES = {
-    CONVERGED: "converged",
-    MAX_STEPS: "maximum number of steps reached without convergence",
-    NONFINITE: "non-finite value (NaN or inf) encountered",
-    SINGULAR: "singular Jacobian or stagnation (no decrease of the residual)",
+    Status.CONVERGED: "converged",
+    Status.MAX_STEPS: "maximum number of steps reached without convergence",
+    Status.NONFINITE: "non-finite value (NaN or inf) encountered",
+    Status.SINGULAR: "singular Jacobian or stagnation (no decrease of the residual)",
+    Status.NO_STATIONARY: "no stationary point in the bracket",
+    Status.AT_EDGE: "the best value lies at an end of the searched range",
+    Status.UNRESOLVED: "the discretisation did not converge under refinement",
 }
 
 
