@@ -1,4 +1,4 @@
-"""The exact large-step risk with a Gaussian readout (``35-large-step-gaussian-readout.md``).
+"""The exact large-step risk with a Gaussian readout (``docs/large-step-exact.md``).
 
 Independent references, one per test:
 
