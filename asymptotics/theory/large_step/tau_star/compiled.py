@@ -26,6 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ....gaussian import expect
 from ....solvers import Status
 from ..refinement import Check, refine
 from .config import TauStarConfig
@@ -138,8 +139,6 @@ class CompiledObjective:
         c± = σ(±∞) − o(a). With T± = E[t 1{±ξ1 > 0}] and M = E t²:
         τ(s·∞) = M − 2(c₊T_s + c₋T_{−s}) + (c₊² + c₋²)/2 (minus (T₊ + T₋ − (c₊ + c₋)/2)² with a
         free constant). The three teacher integrals are computed once per teacher scale."""
-        from ....gaussian import expect
-
         lo, hi = activation_limits(self.prob.student)
         n = self.prob.size
         out = np.full((n, 2), np.inf)

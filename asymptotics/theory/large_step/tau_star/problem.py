@@ -61,9 +61,11 @@ def _scales(name: str, value) -> np.ndarray:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ParameterError(name, value, valid) from None
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or not np.all((arr >= lo) & (arr <= hi)):
-        shown = value if arr.size == 1 else f"array with values in [{np.nanmin(arr):g}, {np.nanmax(arr):g}]"
-        raise ParameterError(name, shown, valid)
+    if arr.size == 0:
+        raise ParameterError(name, value, valid)
+    bad = arr[~((arr >= lo) & (arr <= hi))]  # NaN and inf included
+    if bad.size:
+        raise ParameterError(name, float(bad.ravel()[0]), valid)
     return arr
 
 
