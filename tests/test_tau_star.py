@@ -428,3 +428,17 @@ def test_kernel_template_inner_expectations_on_the_erf_closed_form(erf_template)
 
     assert status == Status.CONVERGED and abs(k - math.sqrt(3)) < 1e-10
     assert (T.NO_STATIONARY, T.AT_EDGE) == (Status.NO_STATIONARY, Status.AT_EDGE)
+
+
+def test_even_student_flat_minimum_at_zero_for_a_teacher_with_an_even_part():
+    # σ = x², σ* = tanh + He4: G(κx) = κ²x² is orthogonal to He4 and to tanh, so
+    # τ(κ) = E tanh² + E He4² + 3κ⁴ (E He4² = 4! = 24): a quartic minimum at 0 that no Newton
+    # tolerance on κ can certify; τ is even, τ'(0) = 0, and τ(0) is the smallest value found
+    teacher = "tanh(x) + x**4 - 6*x**2 + 3"
+    with pytest.warns(DegenerateWarning):
+        r = tau_star("x**2", teacher)
+    assert r.status == "converged" and r.infimum_at == "zero" and r.kappa_star == 0.0
+    assert abs(r.tau_star - (0.394294490397841 + 24.0)) <= 10 * r.error + 1e-13
+    assert r.kappa_error < 1e-3 and "flat minimum" in r.message
+    v = tau_objective([0.1, 0.3], "x**2", teacher).value - r.tau_star
+    assert np.allclose(v, [3e-4, 3 * 0.3**4], rtol=1e-9, atol=0)

@@ -34,7 +34,8 @@ with ``on_failure="return"``), and ``infimum_at`` says where the infimum lies (:
   τ'(0) = −2 μ1(σ) μ1(σ*), this needs μ1 μ1* = 0 — the degenerate case in which one large step
   does not move the neurons along β* at all (a :class:`~asymptotics.errors.DegenerateWarning`
   is issued when μ1 μ1* = 0). An even student with an odd teacher has κ* = 0 by symmetry
-  (τ(κ) = E σ*² + E G(κξ1)², with τ''(0) = 0 as well): recognised, not searched for;
+  (τ(κ) = E σ*² + E G(κξ1)², with τ''(0) = 0 as well): recognised, not searched for; for any
+  even student a flat minimum next to 0 that Newton cannot pin down is compared with τ(0);
 * ``"to_plus_infinity"`` / ``"to_minus_infinity"``: no finite minimiser, the infimum is the
   limit κ → ±∞ (``kappa_star = ±inf``, ``attained = False``). This is possible only for a student
   with finite limits σ(±∞) (decided symbolically); then E_ξ2 σ(κξ1 + ξ2) tends to the step

@@ -15,7 +15,9 @@ For each point (a, b) of a :class:`~.problem.TauProblem` (the kernels: :mod:`.ke
    is noted, and the positive one reported.
 
 An even student with an odd teacher has κ* = 0 by symmetry (:func:`~.problem.is_symmetric_zero`):
-there τ(0) is refined alone.
+there τ(0) is refined alone. For any even student τ is even in κ (τ'(0) = 0); when the refinement
+cannot pin down a minimiser within 10⁻³ of 0 (a flatter than quadratic minimum) and τ(0) is not
+above the value found, κ* = 0 is reported, with ``kappa_error`` where Newton ended.
 """
 
 from __future__ import annotations
@@ -237,6 +239,31 @@ class _SymmetricZero(_Point):
 
 
 _SYMMETRIC_NOTE = "σ even and σ* odd: τ(κ) = E σ*² + E G(κξ1)² ≥ τ(0), so κ* = 0 exactly (by symmetry)"
+_FLAT_ZERO_NOTE = (
+    "σ even: τ is even in κ and stationary at 0; Newton ended at a flat minimum next to 0 and τ(0) is not above it,"
+    " so κ* = 0 (kappa_error: where Newton ended)"
+)
+#: an unresolved minimiser of an even τ within this distance of 0 is tested against κ = 0
+_FLAT_ZERO_RADIUS = 1e-3
+
+
+def _flat_zero(obj, p, ref, tau, err, kerr, d1, d2, kappa, level) -> bool:
+    """For an even student τ(κ) = τ(−κ), so τ'(0) = 0: when the refinement could not pin down a
+    minimiser next to 0 (a flatter than quadratic minimum, where κ is not determined to
+    ``kappa_rtol``), κ* = 0 if τ(0) is not above the value found and is resolved by the next
+    rule. Records the point and returns True when it applies."""
+    cfg, a = obj.cfg, ref.answer
+    if ref.status != Status.UNRESOLVED or a.status not in (Status.CONVERGED, Status.MAX_STEPS):
+        return False
+    if not abs(a.kappa) <= _FLAT_ZERO_RADIUS:
+        return False
+    v0, g0, h0 = obj.value(p, 0.0, ref.level)
+    e0 = abs(v0 - obj.value(p, 0.0, ref.level + 1)[0])
+    tol = cfg.atol + cfg.rtol * abs(v0)
+    if not (v0 <= a.tau + tol and e0 <= tol):
+        return False
+    kappa[p], tau[p], d1[p], d2[p], err[p], kerr[p], level[p] = 0.0, v0, g0, h0, e0, abs(a.kappa), ref.level
+    return True
 
 
 def solve_compiled(prob: TauProblem, cfg: TauStarConfig) -> TauStarGrid:
@@ -252,6 +279,7 @@ def solve_compiled(prob: TauProblem, cfg: TauStarConfig) -> TauStarGrid:
     messages: dict[int, str] = {}
     edge = np.zeros(n, dtype=bool)
     symmetric = is_symmetric_zero(prob)
+    even = prob.student.parity == 1
     levels = range(cfg.max_level + 2)  # the last level only checks
     for p in range(n):
         point = (_SymmetricZero if symmetric else _Point)(obj, p)
@@ -268,6 +296,9 @@ def solve_compiled(prob: TauProblem, cfg: TauStarConfig) -> TauStarGrid:
                 kappa[p] = 0.0
             if symmetric:
                 messages[p] = _SYMMETRIC_NOTE
+            continue
+        if even and _flat_zero(obj, p, ref, tau, err, kerr, d1, d2, kappa, level):
+            where[p], messages[p] = "zero", _FLAT_ZERO_NOTE
             continue
         edge[p] = ref.status == Status.AT_EDGE
         fail = ref.status if ref.status != Status.UNRESOLVED or a.status == Status.CONVERGED else a.status
