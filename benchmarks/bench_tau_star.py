@@ -90,6 +90,7 @@ def main(argv=None) -> None:
     shutil.rmtree(cold_dir, ignore_errors=True)
     npts = grid.tau_star.size
     statuses, counts = np.unique(grid.status.astype(str), return_counts=True)
+    places, place_counts = np.unique(grid.infimum_at.astype(str), return_counts=True)
     levels = np.bincount(grid.level.ravel())
 
     rng = np.random.default_rng(20240601)
@@ -138,6 +139,8 @@ def main(argv=None) -> None:
         "",
         "Outcome over the grid: "
         + ", ".join(f"{s}: {c}" for s, c in zip(statuses, counts, strict=True))
+        + "; infimum at "
+        + ", ".join(f"{s}: {c}" for s, c in zip(places, place_counts, strict=True))
         + "; refinement levels needed: "
         + ", ".join(f"level {lv}: {c}" for lv, c in enumerate(levels) if c)
         + f". τ* ranges over [{grid.tau_star.min():.3e}, {grid.tau_star.max():.3e}], κ* over "

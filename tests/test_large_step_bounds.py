@@ -1,8 +1,9 @@
 """The large-step bounds (kernel lower bound μ2*², the paper's upper bound, the verdict) and the
 intermediate regime η = N^a (spike-count rule, limit-model risk).
 
-References: `00-conventions.md` (μ2*² closed forms / 30-digit values), `10-one-step.md` §3 and §6,
-`30-spiked-rf.md` §6 and §9 (quoted theory values and simulations with standard errors).
+References: μ2*² from closed forms and 30-digit values (``docs/activations.md``), the verdicts of Ba et al.'s
+table (``docs/large-step.md``), the intermediate regime's quoted theory values and simulations with
+standard errors (``docs/large-step.md``).
 """
 
 import math
@@ -71,7 +72,7 @@ def test_crossover_solves_the_bound():
 
 
 def test_large_step_bounds_verdicts():
-    # the table of 10-one-step.md §6
+    # the verdicts of Ba et al.'s table (docs/large-step.md)
     expect = {
         ("erf", "erf"): True,
         ("tanh", "tanh"): True,
@@ -147,7 +148,7 @@ def test_spike_count_at_thresholds():
 
 
 # ---------------------------------------------------------------------------------------------
-# intermediate regime: limit model (derived; 30-spiked-rf.md §9)
+# intermediate regime: limit model (derived; docs/large-step.md)
 # ---------------------------------------------------------------------------------------------
 TARGET = "tanh(2*x) + (x**2 - 1)/2"
 
@@ -187,7 +188,7 @@ def test_limit_model_quoted_check():
 
 def test_limit_model_without_overlap_is_random_features():
     # γ = 0: the spikes capture nothing and the risk is the RF ridge risk; reference values of
-    # 30-spiked-rf.md §6/§8 (tanh/tanh, p = d, λ_Cui = 0.01): 0.3515 at α = 1, 0.1667 at α = 3
+    # docs/large-step.md (tanh/tanh, p = d, λ_Cui = 0.01): 0.3515 at α = 1, 0.1667 at α = 3
     for alpha, ref in ((1.0, 0.3515), (3.0, 0.1667)):
         r = limit_model_risk("tanh", "tanh", overlap=0.0, psi1=alpha, psi2=1.0, lam=0.01 / alpha, spikes=3)
         assert abs(r.risk - ref) < 1e-4 and r.risk == pytest.approx(r.random_features_risk, rel=1e-12)
@@ -214,8 +215,13 @@ def test_spike_overlap_large_step_alignment():
 def test_docstring_examples():
     import doctest
     import importlib
+    import pkgutil
 
-    for name in ("tau_star", "bounds", "intermediate"):
-        mod = importlib.import_module(f"asymptotics.theory.large_step.{name}")
+    package = importlib.import_module("asymptotics.theory.large_step.tau_star")
+    names = [package.__name__] + [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    names += [f"asymptotics.theory.large_step.{name}" for name in ("bounds", "intermediate", "refinement")]
+    assert len(names) >= 12
+    for name in names:
+        mod = importlib.import_module(name)
         failed, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert failed == 0, mod.__name__

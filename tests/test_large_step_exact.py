@@ -1,4 +1,4 @@
-"""The exact large-step risk with a Gaussian readout (``35-large-step-gaussian-readout.md``).
+"""The exact large-step risk with a Gaussian readout (``docs/large-step-exact.md``).
 
 Independent references, one per test:
 
@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from asymptotics.errors import ConvergenceError, ParameterError
+from asymptotics.solvers import Status
 from asymptotics.theory.large_step.gaussian_readout import (
     gaussian_readout_model,
     gaussian_readout_risk,
@@ -302,6 +303,13 @@ def test_nonconvergence_is_reported_not_returned_as_a_number():
     # a K-convergence check that cannot pass is reported as such
     with pytest.raises(ConvergenceError, match="readout types"):
         gaussian_readout_risk("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, types=4, max_types=6, type_tol=1e-15)
+    # ... and, kept, as the one status of an unresolved discretisation, with the risks it saw
+    r = gaussian_readout_risk("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, types=4, max_types=6, type_tol=1e-15,
+                              on_failure="return")
+    assert not r.converged and r.status == Status.UNRESOLVED and "readout types up to 6" in r.message
+    assert [k for k, _ in r.type_sequence] == [4, 6] and r.as_dict()["risk1"] is None
+    # the failed response solve keeps its own status (not "converged")
+    assert gaussian_readout_risk("tanh", "tanh", 1.0, 1.0, 0.0, on_failure="return", **kw).status != Status.CONVERGED
 
 
 @pytest.mark.parametrize("kw,name", [

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...activations import Activation
+from ...activations import resolve_activation
 from ...errors import ParameterError
-from ...gaussian import expect
 from ...params import as_float, check_positive
-from .tau_star import TauStarResult, _raw, activation_limits, tau_star
+from .tau_star import TauStarResult, activation_limits, tau_star
+from .tau_star.problem import teacher_moments
 
 __all__ = [
     "LargeStepBounds",
@@ -54,15 +54,12 @@ def kernel_lower_bound(teacher, *, teacher_scale: float = 1.0) -> float:
     >>> round(kernel_lower_bound("erf"), 12)
     0.040145872819
     """
-    act = _raw(teacher, "teacher")
+    act = resolve_activation(teacher, center=False, name="teacher")
     b = check_positive("teacher_scale", teacher_scale)
     if b == 1.0:
         return float(act.constants().mu2_sq)
-    kinks = tuple(k / b for k in act.kinks)
-    m0 = expect(lambda z: act.numpy(b * z), kinks)[0]
-    m1 = expect(lambda z: z * act.numpy(b * z), kinks)[0]
-    m2 = expect(lambda z: act.numpy(b * z) ** 2, kinks)[0]
-    return max(float(m2 - m0 * m0 - m1 * m1), 0.0)
+    _, mu1, energy, _ = teacher_moments(act, b, center=True)  # E t² of the centred t = σ*(b·) − E σ*(bz)
+    return max(float(energy - mu1 * mu1), 0.0)
 
 
 def _check_tau(tau) -> np.ndarray:
@@ -124,7 +121,8 @@ class LargeStepBounds:
     """The large-step bounds for one (σ, σ*) pair.
 
     Attributes:
-        tau: the :class:`~asymptotics.theory.large_step.tau_star.TauStarResult` (τ*, κ*, status).
+        tau: the :class:`~asymptotics.theory.large_step.tau_star.TauStarResult` (τ*, κ*, status,
+            infimum_at).
         kernel_bound: μ2*², the lower bound on the risk of every kernel method.
         ten_tau: 10 τ*, the ψ1 → ∞ limit of the upper bound.
         beats_every_kernel: the paper's verdict, 10 τ* < μ2*².
@@ -168,6 +166,7 @@ class LargeStepBounds:
             "tau_star": self.tau.tau_star,
             "kappa_star": self.tau.kappa_star if math.isfinite(self.tau.kappa_star) else None,
             "status": self.tau.status,
+            "infimum_at": self.tau.infimum_at,
             "kernel_bound": self.kernel_bound,
             "ten_tau_star": self.ten_tau,
             "beats_every_kernel": self.beats_every_kernel,
@@ -200,8 +199,8 @@ def large_step_bounds(
     only serve the kernel bound and the boundedness check). Other arguments as in
     :func:`~asymptotics.theory.large_step.tau_star.tau_star`.
     """
-    s = _raw(student, "student")
-    t = _raw(teacher, "teacher")
+    s = resolve_activation(student, center=False, name="student")
+    t = resolve_activation(teacher, center=False, name="teacher")
     c = _check_constant(constant)
     if tau is None:
         tau = tau_star(
@@ -225,7 +224,7 @@ def large_step_bounds(
         vals = np.atleast_1d(upper_bound(tau.tau_star, arr, c))
         ps = tuple(float(p) for p in arr)
         ub = tuple(float(u) for u in vals)
-    lo, hi = activation_limits(s if isinstance(s, Activation) else _raw(s, "student"))
+    lo, hi = activation_limits(s)
     bounded = lo is not None and hi is not None
     notes = [
         "C is not given by the paper: the upper bound's finite-ψ1 part is illustrative (default C = 1 is arbitrary)",

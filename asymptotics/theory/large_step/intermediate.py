@@ -1,7 +1,7 @@
 r"""The intermediate regime η = N^a, a ∈ (0, 1/2): how many spikes one step learns, and a limit
 model of the resulting risk.
 
-**Status: derived / limit model** (`30-spiked-rf.md` §9, after Moniri et al. 2024, whose exact
+**Status: derived / limit model** (``docs/large-step.md``, after Moniri et al. 2024, whose exact
 theorems are not known here). Nothing in this module is a statement of Ba et al.
 
 *Spike count (derived).* With η ≍ N^a (equivalently n^a in the proportional limit) the trained
@@ -28,7 +28,7 @@ Mei–Montanari / route-B risk R0) with the residual target
     effective noise μ2*² − Σ_{k=2}^{ℓ} γ^{2k} c_k*²  (+ σ_ε²)  (the k ≥ 2 spikes take the rest),
 
 so ℓ = 1 learns nothing nonlinear and ℓ = 2 learns the He2 part along β̂.
-Check (quoted in `30-spiked-rf.md` §9: ReLU bulk, γ = 0.8, σ* = tanh(2z) + He2(z)/2, λ_Cui = 0.05,
+Check (quoted in ``docs/large-step.md``: ReLU bulk, γ = 0.8, σ* = tanh(2z) + He2(z)/2, λ_Cui = 0.05,
 p = d, α = n/d = 3): this module gives 0.9456 (ℓ = 1) and 0.6648 (ℓ = 2); the quoted theory values are
 0.947 and 0.666 (simulations 0.933 ± 0.036 and 0.654 ± 0.018). The 1.3e-3 gap is below the
 simulations' error bars and consistent with a finite-size (p = d = 800) evaluation of the quoted
@@ -176,10 +176,10 @@ def removed_energy(teacher, overlap: float, spikes: int, *, center: bool = True)
 
 def spike_overlap(teacher, psi1: float, noise: float = 0.0, *, center: bool = True) -> float:
     r"""γ = μ1*/√(μ1*² + E y²/ψ1), E y² = E σ*² + σ_ε²: the overlap ⟨β̂, β*⟩ of the first-step
-    direction β̂ = Xᵀy/‖Xᵀy‖ with the teacher (``10-one-step.md`` §3, ρ; the large-step limit of the
+    direction β̂ = Xᵀy/‖Xᵀy‖ with the teacher (``docs/one-step.md``, ρ; the large-step limit of the
     alignment, reached when the spike is far above its BBP threshold).
 
-    >>> round(spike_overlap("tanh", 1.0, 0.1) ** 2, 4)   # ρ² of 10-one-step.md §3 (sim. 0.478)
+    >>> round(spike_overlap("tanh", 1.0, 0.1) ** 2, 4)   # ρ² of docs/one-step.md (sim. 0.478)
     0.4757
     """
     t = _teacher(teacher, center).constants()
@@ -250,9 +250,9 @@ def limit_model_risk(
 ) -> LimitModelRisk:
     r"""Risk of the limit model with ℓ spikes (``spikes``, or from ``exponent`` a: ℓ = spike_count(a)).
 
-    **Derived / limit model** (`30-spiked-rf.md` §9): the ℓ spikes are unpenalised polynomial
+    **Derived / limit model** (``docs/large-step.md``): the ℓ spikes are unpenalised polynomial
     regressors of degree 1..ℓ in κ = ⟨β̂, x⟩ (overlap γ = ``overlap`` with β*), the bulk is the
-    random-features ridge of the student (route B of ``10-one-step.md`` §5, R0) on the residual
+    random-features ridge of the student (route B of ``docs/one-step.md``, R0) on the residual
     target with linear energy μ1*²(1 − γ²) and nonlinear energy μ2*² − Σ_{k=2}^ℓ γ^{2k} c_k*²:
 
         R = R0(μ1*² → μ1*²(1 − γ²), μ2*² → μ2*² − Σ_{k=2}^{ℓ} γ^{2k} c_k*²; ψ1, ψ2, λ, σ_ε).

@@ -1,7 +1,7 @@
 r"""Discretisations of the law of readout types u = √N a⁰ ~ N(0, 1).
 
 After one large step η = c√N in the Ba et al. protocol, neuron i is a spiked-random-features neuron
-of *type* uᵢ = √N a⁰ᵢ (``35-large-step-gaussian-readout.md`` §1): its spike is r uᵢ and its bulk
+of *type* uᵢ = √N a⁰ᵢ (``docs/large-step-exact.md``): its spike is r uᵢ and its bulk
 variance c(uᵢ). With a Gaussian readout initialisation the types have a continuous law, and every
 expectation E_u f(u) of the theory is replaced by a finite rule Σⱼ πⱼ f(uⱼ):
 
@@ -10,10 +10,10 @@ expectation E_u f(u) of the theory is replaced by a finite rule Σⱼ πⱼ f(u�
   convergence in the number of nodes K (:func:`~.gaussian_readout.gaussian_readout_risk`).
 * ``"quantile"`` — K equal-mass types at the midpoint quantiles uⱼ = Φ⁻¹((j − ½)/K), πⱼ = 1/K: a
   readout with K *discrete* types (the network a K-type readout initialisation would give). At
-  N = ∞ it converges to the continuous law as K grows; ``35-large-step-gaussian-readout.md`` §3
+  N = ∞ it converges to the continuous law as K grows; ``docs/large-step-exact.md``
   quotes the sequence K = 2, 4, 8, 16, 32 → .0545, .0295, .0261, .0259, .0259 (erf/erf, ψ1 = 8).
 * ``"given"`` — explicit values and proportions, e.g. u ≡ 1 (the uniform readout of Cui et al.) or
-  u ∈ {0.5, 1.5}: the theory then is the K-type spiked RF of ``30-spiked-rf.md`` §7 (finite K), plus
+  u ∈ {0.5, 1.5}: the theory then is the K-type spiked RF of ``docs/spiked-rf.md`` (finite K), plus
   the finite-width mean block.
 
 >>> rule = readout_rule("quantile", 2)

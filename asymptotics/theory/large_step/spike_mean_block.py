@@ -1,5 +1,5 @@
 r"""The spike–mean block of the continuous-type spiked RF, solved exactly
-(``35-large-step-gaussian-readout.md`` §2).
+(``docs/large-step-exact.md``).
 
 Given κ, the mean feature vector (μ0(κ; uᵢ))ᵢ ∈ ℝᴺ has squared norm N E_u μ0² — a spike of order N in
 the feature covariance for every κ. With a mean field ĝ0(u) on it, the readout responds like the
@@ -25,7 +25,7 @@ solved with the projector on the orthogonal complement of range(Z) (an SVD with 
 ``rcond``: the μ0(·; u_j) of nearby types are nearly dependent). For an odd student the span is
 dense in the odd functions of κ, so an odd target gives x = 0, t = 0: the spike part of the error
 E_κ x² vanishes and the risk is a pure orthogonal-direction problem. With K discrete types this is
-the zero-cost mean system of ``30-spiked-rf.md`` §7 (K free mean coefficients).
+the zero-cost mean system of ``docs/spiked-rf.md`` (K free mean coefficients).
 
 **Finite N.** Keeping N is a leading-order correction with no fitted parameter: fitting h with the
 μ0(·; u) needs large cancelling readout combinations, which pay the variance N ĝ0(u)² (a source of

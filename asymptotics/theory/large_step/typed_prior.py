@@ -1,5 +1,5 @@
 r"""The prior of the ridge readout for a continuous law of readout types: an exact deterministic
-equivalent on L²(κ) (``35-large-step-gaussian-readout.md`` §2).
+equivalent on L²(κ) (``docs/large-step-exact.md``).
 
 Setting (Cui's normalisation, p = N features, β = p/d = ψ2). Neuron i has type uᵢ, bulk variance
 c(uᵢ) and cGET coefficients μ_ℓ(κ; uᵢ). On a κ-quadrature (nodes κ_a, weights w_a, a = 1..n) the
@@ -25,7 +25,7 @@ These are the stationarity conditions of the free energy
     Φ(B, D) = (1/p) log det A ≃ E_u[log S − τ/S] + (1/β) log det(I + β √B M √B),
 
 with V(κ) = ∂Φ/∂b_κ along D = λ_C + Σ_a b_a μ2²(κ_a; ·) (checked numerically in the tests).
-For K discrete types this is the block Marchenko–Pastur problem of ``30-spiked-rf.md`` §7 written in
+For K discrete types this is the block Marchenko–Pastur problem of ``docs/spiked-rf.md`` written in
 the κ-representation: μ1 T μ1ᵀ = (I + β V̂1 Λ)⁻¹ V̂1 with Λ = diag(π c/S) (push-through identity).
 
 **Overlaps.** The spike field t̂(u) enters through the column W̃v (i.i.d. entries of variance c/d),

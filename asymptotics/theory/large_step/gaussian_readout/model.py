@@ -1,0 +1,155 @@
+r"""The network after one large step as a typed spiked RF: :class:`GaussianReadoutModel`.
+
+With η = c√N neuron i is a spiked-random-features neuron of *type* uᵢ = √N a⁰ᵢ ~ N(0, 1)
+(``docs/large-step-exact.md``): spike r uᵢ along v = ĝ/‖ĝ‖, bulk variance c(uᵢ), overlap γ with β*.
+:func:`gaussian_readout_model` maps the protocol to it (Cui et al.'s map with η̃ = c, α0 = ψ1) and
+tabulates the cGET coefficients on a Gauss–Hermite rule in κ and a rule for the types.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....activations import Activation
+from ....errors import ParameterError
+from ....params import check_nonnegative, check_positive
+from ...spiked_rf import (
+    ChannelModel,
+    KappaRule,
+    cget_coefficients,
+    cui_to_srf,
+    kappa_rule,
+    readout_types,
+    target_functions,
+)
+from ...spiked_rf.mapping import SpikedRFParameters, as_activation
+from ..readout_quadrature import ReadoutRule, readout_rule
+from ..typed_prior import TypedFeatures
+
+__all__ = [
+    "GaussianReadoutModel",
+    "gaussian_readout_model",
+    "width_from_dimension",
+    "check_width",
+    "DEFAULT_TYPES",
+    "DEFAULT_KAPPA_NODES",
+]
+
+#: default number of Gauss–Hermite readout types (checked against 1.5× as many)
+DEFAULT_TYPES = 32
+#: default number of Gauss–Hermite nodes in κ
+DEFAULT_KAPPA_NODES = 61
+
+
+def width_from_dimension(psi2: float, d: int) -> float:
+    """N = round(ψ2·d), the width of the simulated network at dimension d (as the simulator)."""
+    return float(round(check_positive("psi2", psi2) * check_positive("d", d)))
+
+
+def check_width(width) -> float:
+    """N as a float: a number of neurons ≥ 1, or ``math.inf`` (also the strings "inf", "infinity")."""
+    if isinstance(width, str) and width.strip().lower() in ("inf", "infinity"):
+        return math.inf
+    if isinstance(width, (int, float, np.integer, np.floating)) and not isinstance(width, bool):
+        w = float(width)
+        if math.isinf(w) and w > 0:
+            return math.inf
+        if math.isfinite(w) and w >= 1:
+            return w
+    raise ParameterError("width", width, "a number of neurons N >= 1, or inf (the proportional limit)")
+
+
+@dataclass(frozen=True)
+class GaussianReadoutModel:
+    r"""The network after one large step as a typed spiked RF, tabulated on the κ and type rules.
+
+    Attributes:
+        student, teacher: the (centred) activations σ, σ*.
+        psi1, psi2: ψ1 = n/d, ψ2 = N/d.
+        c: the learning-rate constant, η = c√N.
+        noise: σ_ε.
+        readout: the rule for the types u (:class:`~.readout_quadrature.ReadoutRule`).
+        params: the sRF parameters: spike strength r, overlap γ, bulk variances c(u_j).
+        channel: cGET coefficients μ0, μ1, μ2² (K × n) and h, h̃1, h̃2 on the κ rule
+            (:class:`~asymptotics.theory.spiked_rf.ChannelModel`).
+        features: the prior's data (:class:`~.typed_prior.TypedFeatures`).
+        label_energy: E y² = E σ*² + σ_ε².
+        kernel_bound: μ2*², the kernel lower bound of Ba et al. (Prop. 1).
+    """
+
+    student: Activation
+    teacher: Activation
+    psi1: float
+    psi2: float
+    c: float
+    noise: float
+    readout: ReadoutRule
+    params: SpikedRFParameters
+    channel: ChannelModel
+    features: TypedFeatures
+    label_energy: float
+    kernel_bound: float
+
+    @property
+    def r(self) -> float:
+        """Spike strength r = c μ1 ‖ĝ‖ (type u has spike r u)."""
+        return self.params.r
+
+    @property
+    def gamma(self) -> float:
+        """Overlap γ = μ1*/‖ĝ‖ of the spike direction with β*."""
+        return self.params.gamma
+
+    @property
+    def K(self) -> int:
+        return self.readout.K
+
+    @property
+    def kappa(self) -> np.ndarray:
+        return self.channel.rule.nodes
+
+
+def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: float = 1.0, noise: float = 0.0,
+                           readout: str | ReadoutRule = "hermite", types: int = DEFAULT_TYPES, readout_values=None,
+                           readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
+                           rule: KappaRule | None = None) -> GaussianReadoutModel:
+    r"""Map the Ba-protocol network at η = c√N to the typed spiked RF and tabulate it.
+
+    Parameters
+    ----------
+    student, teacher : activations σ, σ* (names, expressions or :class:`Activation`; centred by default).
+    psi1, psi2 : ψ1 = n/d > 0, ψ2 = N/d > 0.
+    c : ≥ 0, the step η = c√N (c = 0: no step, random features).
+    noise : σ_ε ≥ 0.
+    readout : ``"hermite"`` (Gaussian readout, K quadrature nodes), ``"quantile"`` (K equal-mass
+        discrete types), ``"given"`` (``readout_values``/``readout_proportions``), or a ReadoutRule.
+    types : K.
+    kappa_nodes : Gauss–Hermite nodes in κ, or pass a :class:`~asymptotics.theory.spiked_rf.KappaRule`
+        as ``rule``. ``channel.quadrature_error`` is the error estimate of the inner (z, s)
+        expectations only; :func:`gaussian_readout_risk` checks the κ rule on the risk itself.
+    """
+    p1 = check_positive("psi1", psi1)
+    p2 = check_positive("psi2", psi2)
+    cc = check_nonnegative("c", c)
+    sn = check_nonnegative("noise", noise)
+    s_act = as_activation(student, "student")
+    t_act = as_activation(teacher, "teacher")
+    ro = readout if isinstance(readout, ReadoutRule) else readout_rule(
+        readout, types, values=readout_values, proportions=readout_proportions)
+    if rule is None:
+        kn = int(kappa_nodes) if isinstance(kappa_nodes, (int, np.integer)) and not isinstance(kappa_nodes, bool) else 0
+        if not 8 <= kn <= 1000:
+            raise ParameterError("kappa_nodes", kappa_nodes, "an integer in [8, 1000]")
+        rule = kappa_rule("hermite", kn)
+    # Ba's one large step η = c√N is Cui's step with η̃ = c and a first batch of α0 = ψ1 samples per dimension
+    params = cui_to_srf(cc, p1, s_act, t_act, sn, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
+    co = cget_coefficients(s_act, params.spikes, params.bulk, rule.nodes, tol=1e-11)
+    tf = target_functions(t_act, params.gamma, rule.nodes, tol=1e-11)
+    ch = ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, sn**2, co.error + tf.error, params)
+    feats = TypedFeatures(ch.mu1, ch.mu2_sq, np.asarray(params.bulk, dtype=float), ro.weights.copy(), p2)
+    ct = t_act.constants()
+    return GaussianReadoutModel(s_act, t_act, p1, p2, cc, sn, ro, params, ch, feats,
+                                float(ct.second_moment + sn**2), float(ct.mu2_sq))
