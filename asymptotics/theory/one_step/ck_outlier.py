@@ -1,4 +1,4 @@
-r"""The spike of the trained conjugate kernel (CK) at η = Θ(1) (`10-one-step.md` §4; derived —
+r"""The spike of the trained conjugate kernel (CK) at η = Θ(1) (docs/one-step.md §2; derived —
 the paper calls it a hypothesis).
 
 Gaussian-equivalent features μ1 W₁ᵀx + μ2 z have population covariance
@@ -15,7 +15,7 @@ the spiked-covariance outlier map (Baik–Silverstein):
 an outlier at x(ℓ) when x'(ℓ) > 0 (the spike is beyond the critical ℓ_c where x'(ℓ_c) = 0), and
 the top of the bulk of S at x(ℓ_c) (the same map: the upper edge of the sample spectrum is the
 minimum of x over ℓ > sup supp H). Here m_H(ℓ) = m((ℓ − μ2²)/μ1²)/μ1² with m the MP(ψ2)
-transform. With s₁² = (ψ2 + θ²)(1 + θ²)/θ² this gives the closed form of §4,
+transform. With s₁² = (ψ2 + θ²)(1 + θ²)/θ² this gives the closed form of docs/one-step.md §2,
 
     x_out = (μ1² s₁² + μ2²)(1 + (ψ2/ψ1)(1/θ² + (μ2²/μ1²)/(ψ2 + θ²))),
 
@@ -37,9 +37,10 @@ from scipy.optimize import brentq
 from ...errors import ConvergenceError
 from ...random_matrix import mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
-from ._checks import broadcast_params
+from ._checks import as_output, broadcast_params
 from .model import OneStepModel
-from .spike import _theta, top_singular_value_sq
+from .spike import top_singular_value_sq
+from .spike_parameters import spike_parameters
 
 __all__ = ["population_spike", "outlier_map", "outlier_map_derivative", "ck_bulk_edge", "CKSpectrum", "ck_outlier"]
 
@@ -129,12 +130,12 @@ class CKSpectrum:
 
 def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
     """The trained-CK spike (see the module docstring); broadcast over ``psi1, psi2, eta``."""
-    psi1, psi2, eta, th, _ = _theta(model, psi1, psi2, eta)
+    p = spike_parameters(model, psi1, psi2, eta)
+    psi1, psi2 = p.psi1, p.psi2
     scalar = psi1.ndim == 0
 
     def o(a):
-        a = np.asarray(a)
-        return a.item() if scalar else a
+        return as_output(a, scalar)
 
     if model.mu1 == 0:
         # degenerate: Σ₁ = μ2² I (no spike, no bulk structure); S is μ2²·MP(c), top edge μ2²(1 + √c)²
@@ -142,8 +143,8 @@ def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
         edge = model.mu2_sq * (1 + np.sqrt(psi2 / psi1)) ** 2
         return CKSpectrum(population_spike=o(np.full(psi1.shape, model.mu2_sq)), separated=o(np.zeros(psi1.shape, bool)),
                           outlier=o(edge), bulk_edge=o(edge), top_eigenvalue=o(edge), gram_top_eigenvalue=o(psi1 / psi2 * edge))
-    ell = np.asarray(population_spike(model, psi1, psi2, eta), dtype=float)
-    has_pop_spike = (th > 0) & (th**2 > psi2)
+    ell = np.asarray(population_spike(model, psi1, psi2, p.eta), dtype=float)
+    has_pop_spike = p.separated
     edge = np.empty(psi1.shape)
     x = np.empty(psi1.shape)
     sep = np.zeros(psi1.shape, dtype=bool)
