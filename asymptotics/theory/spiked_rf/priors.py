@@ -239,7 +239,7 @@ class MarchenkoPastur(_ScalarPrior):
         return ScalarPriorPoint(mp_prior_traces(lam, float(V1hat[0, 0]), float(V2hat[0]), c, beta))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FiniteSpectrum(_ScalarPrior):
     r"""A finite bulk (the authors' finite-d approach): averages (1/p) Σᵢ over a given spectrum.
 
