@@ -37,16 +37,13 @@ from .spike import (
     Spike,
     alignment_readout,
     alignment_teacher,
-    bbp_separated,
-    critical_learning_rate,
     rectangular_spike,
     spike,
     spike_correction,
     spike_correction_derivative,
-    spike_strength_sq,
     top_singular_value_sq,
 )
-from .spike_parameters import SpikeParameters
+from .spike_parameters import SpikeParameters, bbp_separated, critical_learning_rate, spike_strength_sq
 
 __all__ = [
     "OneStepModel",

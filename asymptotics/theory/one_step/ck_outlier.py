@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ...errors import ConvergenceError
-from ...random_matrix import mp_stieltjes, mp_stieltjes_derivative
+from ...random_matrix import mp_edges, mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
 from ._checks import as_output, broadcast_params
 from .model import OneStepModel
@@ -73,7 +73,7 @@ def outlier_map_derivative(ell, model: OneStepModel, psi1, psi2):
 
 def _critical_spike(model, psi1, psi2) -> tuple[float, SolverResult]:
     """ℓ_c > sup supp H with x'(ℓ_c) = 0 (bracketed: x' → −∞ at the edge, → 1 at infinity)."""
-    top = model.mu1**2 * (1 + np.sqrt(psi2)) ** 2 + model.mu2_sq
+    top = model.mu1**2 * mp_edges(psi2)[1] + model.mu2_sq
     lo = top * (1 + 1e-12) + 1e-300
 
     def f(ell):
@@ -140,7 +140,7 @@ def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
     if model.mu1 == 0:
         # degenerate: Σ₁ = μ2² I (no spike, no bulk structure); S is μ2²·MP(c), top edge μ2²(1 + √c)²
         model.warn_if_degenerate()
-        edge = model.mu2_sq * (1 + np.sqrt(psi2 / psi1)) ** 2
+        edge = model.mu2_sq * mp_edges(psi2 / psi1)[1]
         return CKSpectrum(population_spike=o(np.full(psi1.shape, model.mu2_sq)), separated=o(np.zeros(psi1.shape, bool)),
                           outlier=o(edge), bulk_edge=o(edge), top_eigenvalue=o(edge), gram_top_eigenvalue=o(psi1 / psi2 * edge))
     ell = np.asarray(population_spike(model, psi1, psi2, p.eta), dtype=float)

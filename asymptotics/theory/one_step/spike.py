@@ -2,7 +2,7 @@ r"""The spike of W₁ after one gradient step at η = Θ(1) and its alignment (d
 
 The first gradient is almost rank one (Prop. 2), so W₁ ≈ W₀ + θ u vᵀ with u = Xᵀy/‖Xᵀy‖ and
 v = a/‖a‖. The spike parameters s², ρ², θ1², θ2², θ² = θ1² + θ2², the BBP test and η_c have their
-one home in :mod:`.spike_parameters` (re-exported here). Rectangular spiked model
+one home in :mod:`.spike_parameters`. Rectangular spiked model
 (Benaych-Georges–Nadakuditi) for W₀ with N(0, 1/d) entries:
 
 * BBP: an outlier singular value separates iff θ⁴ > ψ2, i.e. η > η_c = ψ2^{1/4}/(|μ1| s);
@@ -27,29 +27,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
+from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
 from ._checks import as_output, as_param_array, broadcast_params
 from .model import OneStepModel
-from .spike_parameters import (
-    bbp_separated,
-    critical_learning_rate,
-    noise_spike_sq,
-    sample_correlation_norm_sq,
-    signal_spike_sq,
-    spike_parameters,
-    spike_strength_sq,
-    teacher_overlap_sq,
-)
+from .spike_parameters import bbp_separated, spike_parameters
 
 __all__ = [
-    "sample_correlation_norm_sq",
-    "teacher_overlap_sq",
-    "signal_spike_sq",
-    "noise_spike_sq",
-    "spike_strength_sq",
-    "bbp_separated",
-    "critical_learning_rate",
     "top_singular_value_sq",
     "overlap_spike_sq",
     "alignment_teacher",
@@ -78,7 +62,8 @@ def _above_threshold(th, psi2, separated, fn, below):
 
 
 def _top_sv2(th, psi2, separated):
-    return _above_threshold(th, psi2, separated, gen.outlier_sq, (1 + np.sqrt(psi2)) ** 2)
+    # below the threshold: the bulk edge (1 + √ψ2)² of W₀W₀ᵀ (the upper MP edge)
+    return _above_threshold(th, psi2, separated, gen.outlier_sq, mp_edges(psi2)[1])
 
 
 def _overlap_u(th, psi2, separated):

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..first_gradient import correlation_norm_sq
 from . import _spike_generated as gen
 from ._checks import as_param_array, broadcast_params
 from .model import OneStepModel
@@ -65,7 +66,7 @@ def sample_correlation_norm_sq(model: OneStepModel, psi1):
     The second term is sampling noise: E[y²]·d/n with E y² = μ1*² + μ2*² + σ_ε².
     """
     psi1 = as_param_array("psi1", psi1)
-    return _out(model.mu1_star**2 + model.label_energy / psi1)
+    return _out(correlation_norm_sq(model.mu1_star, model.label_energy, psi1))
 
 
 def teacher_overlap_sq(model: OneStepModel, psi1):

@@ -36,6 +36,7 @@ import numpy as np
 from ...activations import Activation, resolve_activation
 from ...errors import ParameterError
 from ...params import check_in_range, check_nonnegative, check_positive, check_probability_vector
+from ..first_gradient import correlation_norm_sq
 
 __all__ = [
     "SpikedRFParameters",
@@ -110,8 +111,9 @@ def readout_types(values=(1.0,), proportions=None) -> ReadoutTypes:
 
 
 def gradient_norm_sq(alpha0: float, h1_star: float, label_energy: float) -> float:
-    r"""‖ĝ‖² → h1*² + E y²/α0 for ĝ = X0ᵀy/n0 (signal plus sampling noise); h1*² at α0 = ∞."""
-    return h1_star**2 + (0.0 if math.isinf(alpha0) else label_energy / alpha0)
+    r"""‖ĝ‖² → h1*² + E y²/α0 for ĝ = X0ᵀy/n0 (signal plus sampling noise); h1*² at α0 = ∞ (the
+    one-step theory's s², :func:`asymptotics.theory.first_gradient.correlation_norm_sq`)."""
+    return correlation_norm_sq(h1_star, label_energy, alpha0)
 
 
 def spike_strength(eta_tilde: float, alpha0: float, h1: float, h1_star: float, label_energy: float) -> float:
