@@ -3,6 +3,8 @@ elementwise, naming the first offending value)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from ...errors import ParameterError
@@ -52,3 +54,10 @@ def as_output(x, scalar: bool):
     x = np.asarray(x)
     return x.item() if scalar else x
 
+
+
+class AsDict:
+    """Mixin of the result dataclasses: ``as_dict()`` → their fields as a dict."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)

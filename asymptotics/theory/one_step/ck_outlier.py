@@ -29,7 +29,7 @@ nonzero spectrum scaled by n/N: its outlier is at (ψ1/ψ2)·x_out. At W₀ ther
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
@@ -37,7 +37,7 @@ from scipy.optimize import brentq
 from ...errors import ConvergenceError
 from ...random_matrix import mp_edges, mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
-from ._checks import as_output, broadcast_params
+from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel
 from .spike import top_singular_value_sq
 from .spike_parameters import spike_parameters
@@ -105,7 +105,7 @@ def ck_bulk_edge(model: OneStepModel, psi1, psi2):
 
 
 @dataclass(frozen=True)
-class CKSpectrum:
+class CKSpectrum(AsDict):
     """Top of the spectrum of the trained CK S = σ(X̃W₁)ᵀσ(X̃W₁)/n (N×N).
 
     Attributes:
@@ -123,9 +123,6 @@ class CKSpectrum:
     bulk_edge: object
     top_eigenvalue: object
     gram_top_eigenvalue: object
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:

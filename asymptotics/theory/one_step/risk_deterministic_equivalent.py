@@ -38,7 +38,7 @@ the degenerate answer with a :class:`~asymptotics.errors.DegenerateWarning`. λ 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from ...random_matrix import (
 )
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
-from ._checks import as_param_array, broadcast_params, risk_grid
+from ._checks import AsDict, as_param_array, broadcast_params, risk_grid
 from .model import OneStepModel
 from .spike_parameters import signal_spike_sq, spike_strength_sq
 
@@ -220,7 +220,7 @@ def risk_from_quadratic_form(model: OneStepModel, er: EffectiveRidge, Q, dQ):
 
 
 @dataclass(frozen=True)
-class RiskResult:
+class RiskResult(AsDict):
     """R0, R1 and δ at a parameter point or grid (arrays broadcast over the inputs).
 
     Attributes:
@@ -244,9 +244,6 @@ class RiskResult:
     route: str = "B"
     residual: float = 0.0
     iterations: int = 0
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:

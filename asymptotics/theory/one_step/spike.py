@@ -23,13 +23,13 @@ Woodbury algebra in :mod:`.derivation` and rendered offline to :mod:`._spike_gen
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
-from ._checks import as_output, as_param_array, broadcast_params
+from ._checks import AsDict, as_output, as_param_array, broadcast_params
 from .model import OneStepModel
 from .spike_parameters import bbp_separated, spike_parameters
 
@@ -145,7 +145,7 @@ def quadratic_form_trained(z, model: OneStepModel, psi1, psi2, eta):
 
 # ---------------------------------------------------------------- bundle
 @dataclass(frozen=True)
-class Spike:
+class Spike(AsDict):
     """Everything about the spike at one parameter point (arrays broadcast over a grid).
 
     Attributes:
@@ -173,9 +173,6 @@ class Spike:
     overlap_beta: object
     overlap_a: object
     teacher_energy: object
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def spike(model: OneStepModel, psi1, psi2, eta) -> Spike:

@@ -29,13 +29,13 @@ needs no spike.)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..first_gradient import correlation_norm_sq
 from . import _spike_generated as gen
-from ._checks import as_param_array, broadcast_params
+from ._checks import AsDict, as_param_array, broadcast_params
 from .model import OneStepModel
 
 __all__ = [
@@ -118,7 +118,7 @@ def critical_learning_rate(model: OneStepModel, psi1, psi2):
 
 
 @dataclass(frozen=True)
-class SpikeParameters:
+class SpikeParameters(AsDict):
     """The spike parameters at a parameter point or grid (validated inputs broadcast together).
 
     Attributes:
@@ -140,9 +140,6 @@ class SpikeParameters:
     theta_sq: np.ndarray
     separated: np.ndarray
     eta_threshold: np.ndarray
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def spike_parameters(model: OneStepModel, psi1, psi2, eta) -> SpikeParameters:
