@@ -9,6 +9,8 @@ Marchenko–Pastur law for the degrees of freedom; the complex Mei–Montanari s
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -45,7 +47,9 @@ def _rel(a, b):
 @pytest.mark.parametrize("pair", PAIRS)
 def test_three_routes_agree(models, pair):
     m = models[pair]
-    p1, p2, lam, eta = _grid(np.random.default_rng(hash(pair) % 2**32), 3000)
+    # a fixed seed per pair (hash() of strings changes between processes)
+    seed = np.random.SeedSequence(zlib.crc32("/".join(pair).encode()))
+    p1, p2, lam, eta = _grid(np.random.default_rng(seed), 3000)
     a = risk(m, p1, p2, lam, eta, route="A")
     b = risk(m, p1, p2, lam, eta, route="B")
     c = risk(m, p1, p2, lam, eta, route="C")
