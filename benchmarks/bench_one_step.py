@@ -3,7 +3,7 @@
 Compares, in the same run and on the same grid,
 
 * **baseline** — a plain scipy implementation, as a researcher would write it from the formulas of
-  10-one-step.md §5 (route B): per point, ``scipy.optimize.brentq`` for the effective ridge with the
+  docs/one-step.md §3 (route B): per point, ``scipy.optimize.brentq`` for the effective ridge with the
   Marchenko–Pastur transform in closed form (Python ``math`` scalars), then R0, R1, δ;
 * **route C** — :func:`asymptotics.theory.one_step.risk` with ``route="C"`` (the linear pencil:
   compiled elementwise Newton kernel, vectorised over the grid);

@@ -1,7 +1,7 @@
 """Benchmark of the spiked-RF theory (``asymptotics.theory.spiked_rf``) against a straightforward
 implementation of the published approach, timed in the same run.
 
-Setting: tanh student and target, η̃ = 5, α0 = 1, λ = 0.01, β = 1 (``30-spiked-rf.md`` §8), a
+Setting: tanh student and target, η̃ = 5, α0 = 1, λ = 0.01, β = 1 (docs/spiked-rf.md, "Accuracy and speed"), a
 50-point α curve on [0.2, 5].
 
 * **asymptotics**: Marchenko–Pastur closed-form prior, fixed composite Gauss–Legendre rules for the
@@ -216,7 +216,7 @@ def main(argv=None):
         f"{plain_per_point:.2f} s (tol 1e-4, damped, nested quad; mean of {len(idx)} points, {np.mean(its):.0f} iterations) | "
         f"**{plain_per_point / per_point:.0f}×** |",
         f"| 50-point curve | {ours_total * 1e3:.1f} ms | {plain_total:.0f} s (extrapolated from {len(idx)} points) | {plain_total / ours_total:.0f}× |",
-        f"| per α point, the authors' notebooks (``30-spiked-rf.md`` §8, 2 cores; not run here) | | 3.5–5 s (+ 13 s setup) | "
+        f"| per α point, the authors' notebooks (as measured for docs/spiked-rf.md, 2 cores; not run here) | | 3.5–5 s (+ 13 s setup) | "
         f"{3.5 / per_point:.0f}–{5 / per_point:.0f}× |",
         f"| max error vs d → ∞ limit | {err_ours:.1e} | {max(errs):.1e} (at α = {', '.join(f'{ALPHAS[i]:.2f}' for i in idx)}) | |",
         "",

@@ -10,6 +10,8 @@ import pytest
 MODULES = [
     "asymptotics.theory.one_step",
     "asymptotics.theory.one_step.model",
+    "asymptotics.theory.first_gradient",
+    "asymptotics.theory.one_step.spike_parameters",
     "asymptotics.theory.one_step.spike",
     "asymptotics.theory.one_step.ck_outlier",
     "asymptotics.theory.one_step.risk_mei_montanari",

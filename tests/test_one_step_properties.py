@@ -1,4 +1,4 @@
-"""Properties stated by Ba et al. (10-one-step.md §5, Thm. "δ", Fact 4) and of the spike (§3),
+"""Properties stated by Ba et al. (docs/one-step.md §3, Thm. "δ", Fact 4) and of the spike (§1),
 checked with hypothesis over parameters and activation pairs (routes B and C)."""
 
 from __future__ import annotations

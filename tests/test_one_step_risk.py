@@ -1,13 +1,15 @@
-"""R0, R1 and δ at η = Θ(1) by three routes (10-one-step.md §5), limits, bad input.
+"""R0, R1 and δ at η = Θ(1) by three routes (docs/one-step.md §3), limits, bad input.
 
 Independent references: the three routes are independent derivations (Mei–Montanari's closed form;
 the ridge deterministic equivalent with the effective ridge; the linear pencil derived by the
-symbolic engine) and must agree to ≤ 1e-9 relative; the numbers of 40-reference-values.md and the
+symbolic engine) and must agree to ≤ 1e-9 relative; the reference numbers of docs/one-step.md and the
 theory columns of the §5/§7 tables (to the digits printed there); a direct quadrature of the
 Marchenko–Pastur law for the degrees of freedom; the complex Mei–Montanari system solved directly.
 """
 
 from __future__ import annotations
+
+import zlib
 
 import numpy as np
 import pytest
@@ -45,7 +47,9 @@ def _rel(a, b):
 @pytest.mark.parametrize("pair", PAIRS)
 def test_three_routes_agree(models, pair):
     m = models[pair]
-    p1, p2, lam, eta = _grid(np.random.default_rng(hash(pair) % 2**32), 3000)
+    # a fixed seed per pair (hash() of strings changes between processes)
+    seed = np.random.SeedSequence(zlib.crc32("/".join(pair).encode()))
+    p1, p2, lam, eta = _grid(np.random.default_rng(seed), 3000)
     a = risk(m, p1, p2, lam, eta, route="A")
     b = risk(m, p1, p2, lam, eta, route="B")
     c = risk(m, p1, p2, lam, eta, route="C")
@@ -113,7 +117,7 @@ def test_reference_delta():
 
 
 @pytest.mark.parametrize("pair,noise,lam,psi1,psi2,eta,r0,r1,delta", [
-    # 10-one-step.md §5 table, theory columns
+    # the simulation table of docs/one-step.md §3, theory columns
     (("tanh", "softplus"), 0.25, 1e-4, 4, 2, 3, 0.137, 0.129, 0.0083),
     (("tanh", "relu"), 0.1, 1e-2, 5, 1, 2, 0.184, 0.169, 0.0151),
     (("erf", "erf"), 0.1, 1e-3, 3, 2, 2, 0.212, 0.192, 0.0205),

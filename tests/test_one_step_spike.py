@@ -1,7 +1,7 @@
-"""Spike, alignment and CK outlier after one step (10-one-step.md §3–§4).
+"""Spike, alignment and CK outlier after one step (docs/one-step.md §1–§2).
 
 References: the formulas of §3/§4 typed here from the notes (an independent statement of what the
-symbolic Woodbury derivation must produce), the numbers of 40-reference-values.md, and small
+symbolic Woodbury derivation must produce), the reference numbers of docs/one-step.md §1, and small
 Monte-Carlo checks of the random-matrix facts (spiked rectangular model, Gaussian-equivalent CK).
 """
 
@@ -69,7 +69,7 @@ def test_generated_module_is_up_to_date():
 
 # ------------------------------------------------------------------ reference values
 def test_alignment_reference_values(tanh_model):
-    sp_ = spike(tanh_model, psi1=2.0, psi2=1.5, eta=5.0)  # 40-reference-values.md
+    sp_ = spike(tanh_model, psi1=2.0, psi2=1.5, eta=5.0)  # reference values, docs/one-step.md §1
     assert round(sp_.overlap_beta, 4) == 0.5113
     assert round(sp_.overlap_a, 4) == 0.7340
     assert round(sp_.top_sv2, 4) == 8.0065

@@ -1,4 +1,4 @@
-"""The θ2 finding (10-one-step.md §5): δ depends on μ2* and σ_ε through the noisy part θ2 of the
+"""The θ2 finding (docs/one-step.md §3): δ depends on μ2* and σ_ε through the noisy part θ2 of the
 spike, θ2² = η²μ1²(μ1*² + μ2*² + σ_ε²)/ψ1; the variant that drops θ2 (so that δ depends on μ1, μ2,
 μ1* only) is rejected by simulations of the actual network.
 

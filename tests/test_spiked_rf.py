@@ -1,7 +1,7 @@
 """Spiked random features (Cui et al. 2024): theory against independent references.
 
 References used here, each independent of the code under test:
-- the reference grid and tables of ``30-spiked-rf.md`` §6–§8 (an independent solution);
+- the reference grid and tables of docs/spiked-rf.md (Cui et al. §6–§8) (an independent solution);
 - closed forms of Gaussian expectations (ReLU, sin) and scipy adaptive quadrature;
 - the Marchenko–Pastur density integrated by scipy, the project's MP Stieltjes transform
   (``asymptotics.random_matrix``, another implementation) and sampled matrices;
@@ -202,7 +202,7 @@ def test_mp_prior_against_sampled_spectrum():
 
 
 # ---------------------------------------------------------------------------------------------
-# reference values of 30-spiked-rf.md
+# reference values (docs/spiked-rf.md, "Accuracy and speed")
 
 
 GRID = {  # (η̃, α0) → ε_g at α = 1, 3 (tanh student, p = d, λ = 0.01)
@@ -319,7 +319,7 @@ def test_r0_equals_one_step_R0():
             r0 = one_step.risk(model, psi1=alpha, psi2=beta, lam=ba_ridge_from_cui(lam, alpha, beta), eta=0.0).risk0
             ours = spiked_rf(alpha, beta, lam, 1.0, 0.0, 0.0, s, t, noise=noise).test_error
             assert abs(ours - r0) <= 1e-9, (s, t, alpha, beta, lam, ours, r0)
-    # 40-reference-values.md: R0 = 0.1367689 (tanh / centred SoftPlus, λ_Ba = 1e-4, ψ1 = 4, ψ2 = 2, σ_ε = 0.25)
+    # reference value (docs/one-step.md §3): R0 = 0.1367689 (tanh / centred SoftPlus, λ_Ba = 1e-4, ψ1 = 4, ψ2 = 2, σ_ε = 0.25)
     assert spiked_rf(4.0, 2.0, 2e-4, 1.0, 0.0, 0.0, "tanh", "softplus", noise=0.25).test_error == pytest.approx(0.1367689, abs=1e-7)
 
 
@@ -383,7 +383,7 @@ def test_two_equal_types_equal_uniform():
 
 
 def test_quantile_types_match_continuous_type_theory():
-    # 35-large-step-gaussian-readout.md §3 (an independent operator-valued derivation on L²(κ)):
+    # docs/large-step-exact.md §1 (an independent operator-valued derivation on L²(κ)):
     # Ba protocol, erf/erf, ψ2 = 2, λ_Ba = 1e-3, σ_ε = 0.1, η = √N (c = 1), ψ1 = 8, N = ∞; readout
     # u ~ N(0, 1) by K quantile types: K = 2, 4, 8 → .0545, .0295, .0261; controls u ≡ 1: .0470,
     # u ∈ {0.5, 1.5}: .0273. Ba → Cui: α = ψ1, β = ψ2, α0 = ψ1, η̃ = c, λ = λ_Ba ψ1/ψ2.

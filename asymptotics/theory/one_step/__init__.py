@@ -1,16 +1,16 @@
 r"""One gradient step at η = Θ(1) (Ba, Erdogdu, Suzuki, Wang, Wu & Yang 2022): the spike of W₁ and
 its alignment, the trained conjugate-kernel outlier, the risks R0, R1 and δ = R0 − R1 by three
-independent routes, and their limits. Mathematics: ``shared/theory/10-one-step.md`` §2–§5, §7;
-guide: ``docs/one-step.md``.
+independent routes, and their limits. Mathematics and guide: ``docs/one-step.md``.
 
 Everything takes a :class:`OneStepModel` (μ1, μ2², μ1*, μ2*², σ_ε — build it with
 :meth:`OneStepModel.from_activations`) and broadcasts over numpy arrays of ψ1 = n/d, ψ2 = N/d,
 λ and η (Ba et al.'s convention throughout).
 
 =====================================  ==========================================================
-:mod:`.spike`                          s², ρ², θ1², θ2², θ², BBP (θ⁴ > ψ2, η_c), s₁(W₁)², overlaps,
-                                       ‖W₁ᵀβ*‖², Q₀, Q₁, Δ, Δ' (rank-one algebra derived in
-                                       :mod:`.derivation`)
+:mod:`.spike_parameters`               s², ρ², θ1², θ2², θ², the BBP test (θ⁴ > ψ2) and η_c: the
+                                       one home of the spike parameters, used by every route
+:mod:`.spike`                          s₁(W₁)², overlaps, ‖W₁ᵀβ*‖², Q₀, Q₁, Δ, Δ' (rank-one algebra
+                                       derived in :mod:`.derivation`, rendered offline)
 :mod:`.ck_outlier`                     the trained-CK spike (spiked-covariance outlier map)
 :mod:`.risk_mei_montanari`             route A: R0 by Mei–Montanari's closed form
 :mod:`.risk_deterministic_equivalent`  route B: R0, R1, δ via the effective ridge κ
@@ -27,17 +27,9 @@ Everything takes a :class:`OneStepModel` (μ1, μ2², μ1*, μ2*², σ_ε — bu
 
 from __future__ import annotations
 
+from . import limits
 from .ck_outlier import CKSpectrum, ck_bulk_edge, ck_outlier
-from .limits import (
-    best_linear_floor,
-    delta_infinite_samples,
-    delta_infinite_samples_ridgeless,
-    delta_infinite_width_coefficient,
-    infinite_width_ridge,
-    risk0_infinite_samples,
-    risk0_infinite_width,
-    risk1_infinite_samples,
-)
+from .limits import *  # noqa: F403 — every limit (listed once, in limits.__all__)
 from .model import OneStepModel
 from .risk import ROUTES, risk
 from .risk_deterministic_equivalent import EffectiveRidge, RiskResult, effective_ridge
@@ -45,15 +37,13 @@ from .spike import (
     Spike,
     alignment_readout,
     alignment_teacher,
-    bbp_separated,
-    critical_learning_rate,
     rectangular_spike,
     spike,
     spike_correction,
     spike_correction_derivative,
-    spike_strength_sq,
     top_singular_value_sq,
 )
+from .spike_parameters import SpikeParameters, bbp_separated, critical_learning_rate, spike_strength_sq
 
 __all__ = [
     "OneStepModel",
@@ -62,6 +52,7 @@ __all__ = [
     "RiskResult",
     "EffectiveRidge",
     "effective_ridge",
+    "SpikeParameters",
     "Spike",
     "spike",
     "rectangular_spike",
@@ -76,12 +67,5 @@ __all__ = [
     "CKSpectrum",
     "ck_outlier",
     "ck_bulk_edge",
-    "best_linear_floor",
-    "risk0_infinite_samples",
-    "delta_infinite_samples",
-    "risk1_infinite_samples",
-    "delta_infinite_samples_ridgeless",
-    "infinite_width_ridge",
-    "risk0_infinite_width",
-    "delta_infinite_width_coefficient",
+    *limits.__all__,
 ]

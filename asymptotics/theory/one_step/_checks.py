@@ -3,6 +3,8 @@ elementwise, naming the first offending value)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 
 from ...errors import ParameterError
@@ -38,8 +40,24 @@ def broadcast_params(**arrays):
     return [np.array(o, dtype=np.float64) for o in out]
 
 
-def scalar_or_array(x, scalar: bool):
-    """Return a Python float for scalar inputs, the array otherwise."""
-    if scalar:
-        return float(np.asarray(x).reshape(-1)[0]) if np.ndim(x) else float(x)
-    return x
+def risk_grid(psi1, psi2, lam, eta):
+    """The validated inputs of a risk (ψ1, ψ2 > 0, λ, η ≥ 0) broadcast to a common shape."""
+    psi1 = as_param_array("psi1", psi1)
+    psi2 = as_param_array("psi2", psi2)
+    lam = as_param_array("lam", lam, "nonnegative")
+    eta = as_param_array("eta", eta, "nonnegative")
+    return broadcast_params(psi1=psi1, psi2=psi2, lam=lam, eta=eta)
+
+
+def as_output(x, scalar: bool):
+    """A Python number (bool for a boolean) for scalar inputs, the array otherwise."""
+    x = np.asarray(x)
+    return x.item() if scalar else x
+
+
+
+class AsDict:
+    """Mixin of the result dataclasses: ``as_dict()`` → their fields as a dict."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)

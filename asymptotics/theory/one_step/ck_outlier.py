@@ -1,4 +1,4 @@
-r"""The spike of the trained conjugate kernel (CK) at η = Θ(1) (`10-one-step.md` §4; derived —
+r"""The spike of the trained conjugate kernel (CK) at η = Θ(1) (docs/one-step.md §2; derived —
 the paper calls it a hypothesis).
 
 Gaussian-equivalent features μ1 W₁ᵀx + μ2 z have population covariance
@@ -15,7 +15,7 @@ the spiked-covariance outlier map (Baik–Silverstein):
 an outlier at x(ℓ) when x'(ℓ) > 0 (the spike is beyond the critical ℓ_c where x'(ℓ_c) = 0), and
 the top of the bulk of S at x(ℓ_c) (the same map: the upper edge of the sample spectrum is the
 minimum of x over ℓ > sup supp H). Here m_H(ℓ) = m((ℓ − μ2²)/μ1²)/μ1² with m the MP(ψ2)
-transform. With s₁² = (ψ2 + θ²)(1 + θ²)/θ² this gives the closed form of §4,
+transform. With s₁² = (ψ2 + θ²)(1 + θ²)/θ² this gives the closed form of docs/one-step.md §2,
 
     x_out = (μ1² s₁² + μ2²)(1 + (ψ2/ψ1)(1/θ² + (μ2²/μ1²)/(ψ2 + θ²))),
 
@@ -29,17 +29,18 @@ nonzero spectrum scaled by n/N: its outlier is at (ψ1/ψ2)·x_out. At W₀ ther
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
 from ...errors import ConvergenceError
-from ...random_matrix import mp_stieltjes, mp_stieltjes_derivative
+from ...random_matrix import mp_edges, mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
-from ._checks import broadcast_params
+from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel
-from .spike import _theta, top_singular_value_sq
+from .spike import top_singular_value_sq
+from .spike_parameters import spike_parameters
 
 __all__ = ["population_spike", "outlier_map", "outlier_map_derivative", "ck_bulk_edge", "CKSpectrum", "ck_outlier"]
 
@@ -72,7 +73,7 @@ def outlier_map_derivative(ell, model: OneStepModel, psi1, psi2):
 
 def _critical_spike(model, psi1, psi2) -> tuple[float, SolverResult]:
     """ℓ_c > sup supp H with x'(ℓ_c) = 0 (bracketed: x' → −∞ at the edge, → 1 at infinity)."""
-    top = model.mu1**2 * (1 + np.sqrt(psi2)) ** 2 + model.mu2_sq
+    top = model.mu1**2 * mp_edges(psi2)[1] + model.mu2_sq
     lo = top * (1 + 1e-12) + 1e-300
 
     def f(ell):
@@ -104,7 +105,7 @@ def ck_bulk_edge(model: OneStepModel, psi1, psi2):
 
 
 @dataclass(frozen=True)
-class CKSpectrum:
+class CKSpectrum(AsDict):
     """Top of the spectrum of the trained CK S = σ(X̃W₁)ᵀσ(X̃W₁)/n (N×N).
 
     Attributes:
@@ -123,27 +124,24 @@ class CKSpectrum:
     top_eigenvalue: object
     gram_top_eigenvalue: object
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
 
 def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
     """The trained-CK spike (see the module docstring); broadcast over ``psi1, psi2, eta``."""
-    psi1, psi2, eta, th, _ = _theta(model, psi1, psi2, eta)
+    p = spike_parameters(model, psi1, psi2, eta)
+    psi1, psi2 = p.psi1, p.psi2
     scalar = psi1.ndim == 0
 
     def o(a):
-        a = np.asarray(a)
-        return a.item() if scalar else a
+        return as_output(a, scalar)
 
     if model.mu1 == 0:
         # degenerate: Σ₁ = μ2² I (no spike, no bulk structure); S is μ2²·MP(c), top edge μ2²(1 + √c)²
         model.warn_if_degenerate()
-        edge = model.mu2_sq * (1 + np.sqrt(psi2 / psi1)) ** 2
+        edge = model.mu2_sq * mp_edges(psi2 / psi1)[1]
         return CKSpectrum(population_spike=o(np.full(psi1.shape, model.mu2_sq)), separated=o(np.zeros(psi1.shape, bool)),
                           outlier=o(edge), bulk_edge=o(edge), top_eigenvalue=o(edge), gram_top_eigenvalue=o(psi1 / psi2 * edge))
-    ell = np.asarray(population_spike(model, psi1, psi2, eta), dtype=float)
-    has_pop_spike = (th > 0) & (th**2 > psi2)
+    ell = np.asarray(population_spike(model, psi1, psi2, p.eta), dtype=float)
+    has_pop_spike = p.separated
     edge = np.empty(psi1.shape)
     x = np.empty(psi1.shape)
     sep = np.zeros(psi1.shape, dtype=bool)

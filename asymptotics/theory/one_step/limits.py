@@ -1,4 +1,4 @@
-r"""Limits of the one-step risks (`10-one-step.md` §5 "Limits"; derived, checked against route B).
+r"""Limits of the one-step risks (docs/one-step.md §4; derived, checked against route B).
 
 **Best-linear floor (stated, Fact 4 / Prop. 1).** R1 ≥ μ2*² for every λ: the trained CK at
 η = Θ(1) cannot beat the best linear predictor; μ2*² = ‖P_{>1} f*‖² is also the kernel lower bound.
@@ -39,6 +39,8 @@ from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
 from . import _spike_generated as gen
 from ._checks import as_param_array, broadcast_params
 from .model import OneStepModel
+from .risk_deterministic_equivalent import quadratic_form_bias
+from .spike_parameters import signal_spike_sq
 
 __all__ = [
     "best_linear_floor",
@@ -83,7 +85,7 @@ def risk0_infinite_samples(model: OneStepModel, psi2, lam):
         raise ParameterError("lam", 0.0, "> 0 for a linear student")
     mb, mbp = np.asarray(gram_stieltjes(z, psi2)), np.asarray(gram_stieltjes_derivative(z, psi2))
     kt = lam / model.mu1**2
-    return _o(model.mu2_star_sq + model.mu1_star**2 * (model.gamma * mb - z * kt * mbp))
+    return _o(model.mu2_star_sq + model.mu1_star**2 * quadratic_form_bias(model, z, kt, mb, mbp))
 
 
 def delta_infinite_samples(model: OneStepModel, psi2, lam, eta):
@@ -95,11 +97,11 @@ def delta_infinite_samples(model: OneStepModel, psi2, lam, eta):
     psi2, lam, eta = broadcast_params(psi2=psi2, lam=lam, eta=eta)
     z = _zstar(model, lam)
     mb, mbp = np.asarray(gram_stieltjes(z, psi2)), np.asarray(gram_stieltjes_derivative(z, psi2))
-    th1 = eta**2 * model.mu1**2 * model.mu1_star**2
+    th1 = np.asarray(signal_spike_sq(model, eta))
     D = gen.spike_correction(mb, th1, th1)
     dD = gen.spike_correction_derivative(mb, mbp, th1, th1)
     kt = lam / model.mu1**2
-    return _o(model.mu1_star**2 * (model.gamma * D - z * kt * dD))
+    return _o(model.mu1_star**2 * quadratic_form_bias(model, z, kt, D, dD))
 
 
 def risk1_infinite_samples(model: OneStepModel, psi2, lam, eta):
@@ -117,8 +119,8 @@ def delta_infinite_samples_ridgeless(model: OneStepModel, psi2, eta):
     psi2, eta = broadcast_params(psi2=psi2, eta=eta)
     g = model.gamma
     mb = np.asarray(gram_stieltjes(-g * np.ones_like(psi2), psi2))
-    th1 = eta**2 * model.mu1**2 * model.mu1_star**2
-    return _o(model.mu1_star**2 * g * th1 * mb**2 / (1 + (1 + th1) * mb))
+    th1 = np.asarray(signal_spike_sq(model, eta))
+    return _o(model.mu1_star**2 * g * gen.spike_correction(mb, th1, th1))  # μ1*² γ Δ(−γ), θ² = θ1²
 
 
 def infinite_width_ridge(model: OneStepModel, psi1):
@@ -155,5 +157,5 @@ def delta_infinite_width_coefficient(model: OneStepModel, psi1, eta):
     psi1, eta = broadcast_params(psi1=psi1, eta=eta)
     k = np.asarray(infinite_width_ridge(model, psi1))
     df2 = _df2_infinite_width(psi1, k)
-    th1 = eta**2 * model.mu1**2 * model.mu1_star**2
+    th1 = np.asarray(signal_spike_sq(model, eta))
     return _o(2 * model.mu1_star**2 * th1 * k**2 / ((1 + k) ** 3 * (1 - df2)))

@@ -1,7 +1,7 @@
-r"""The constants of the one-step model (Ba et al. 2022, `10-one-step.md` §1).
+r"""The constants of the one-step model (Ba et al. 2022; docs/mathematics.md §1).
 
 Everything the η = Θ(1) theory needs about the student σ, the teacher σ* and the label noise is
-five numbers (`00-conventions.md`):
+five numbers (notation of docs/mathematics.md):
 
 * μ1 = E[z σ(z)], μ2² = E σ(z)² − μ0² − μ1² (student; σ = μ0 + μ1 z + σ⊥),
 * μ1*, μ2*² (teacher, the same with a star; μ2*² is the teacher's nonlinear energy),

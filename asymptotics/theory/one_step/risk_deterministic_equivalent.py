@@ -1,5 +1,5 @@
 r"""Route B: R0, R1 and δ by the ridge deterministic equivalent with a rank-one Woodbury correction
-(`10-one-step.md` §5, route B; derived and verified against routes A, C and simulation).
+(docs/one-step.md §3, route B; derived and verified against routes A, C and simulation).
 
 Conditionally on W (independent of the fresh ridge data) the Gaussian-equivalent features
 μ1 Wᵀx + μ2 z have covariance Σ = μ1² WᵀW + μ2² I_N. With Ba et al.'s ridge
@@ -32,13 +32,13 @@ the degenerate answer with a :class:`~asymptotics.errors.DegenerateWarning`. λ 
 :class:`~asymptotics.errors.ParameterError` (use λ > 0).
 
 >>> m = OneStepModel.from_activations("tanh", "softplus", noise=0.25)
->>> round(risk(m, psi1=4.0, psi2=2.0, lam=1e-4, eta=3.0).risk0, 7)      # 40-reference-values.md
+>>> round(risk(m, psi1=4.0, psi2=2.0, lam=1e-4, eta=3.0).risk0, 7)      # reference value, docs/one-step.md §3
 0.1367689
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,14 +50,16 @@ from ...random_matrix import (
 )
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
-from ._checks import as_param_array, broadcast_params
+from ._checks import AsDict, as_param_array, broadcast_params, risk_grid
 from .model import OneStepModel
+from .spike_parameters import signal_spike_sq, spike_strength_sq
 
 __all__ = [
     "EffectiveRidge",
     "effective_ridge",
     "spectral_sums",
     "degrees_of_freedom",
+    "quadratic_form_bias",
     "risk_from_quadratic_form",
     "RiskResult",
     "risk",
@@ -204,15 +206,21 @@ def degrees_of_freedom(model: OneStepModel, psi1, psi2, lam):
     return er.df1, er.df2
 
 
+def quadratic_form_bias(model: OneStepModel, z, kappa_tilde, Q, dQ):
+    r"""γ Q(z*) − z* κ̃ Q'(z*): the bias functional of a quadratic form Q(z) = β*ᵀ(WWᵀ − z)⁻¹β*
+    (R is affine and δ linear in it: δ uses Q₀ − Q₁ = Δ). Also the ψ1 → ∞ limits' (κ̃ = λ/μ1²)."""
+    return model.gamma * Q - z * kappa_tilde * dQ
+
+
 def risk_from_quadratic_form(model: OneStepModel, er: EffectiveRidge, Q, dQ):
     r"""R = μ2*² + [μ1*²(γ Q(z*) − z* κ̃ Q'(z*)) + (σ_ε² + μ2*²) df2]/(1 − df2) for a given
     quadratic form Q(z) = β*ᵀ(WWᵀ − z)⁻¹β* and its derivative at z*."""
-    bias = model.mu1_star**2 * (model.gamma * Q - er.z * er.kappa_tilde * dQ)
+    bias = model.mu1_star**2 * quadratic_form_bias(model, er.z, er.kappa_tilde, Q, dQ)
     return model.mu2_star_sq + (bias + model.effective_noise_sq * er.df2) / (1 - er.df2)
 
 
 @dataclass(frozen=True)
-class RiskResult:
+class RiskResult(AsDict):
     """R0, R1 and δ at a parameter point or grid (arrays broadcast over the inputs).
 
     Attributes:
@@ -237,17 +245,10 @@ class RiskResult:
     residual: float = 0.0
     iterations: int = 0
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
 
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     r"""R0(λ), R1(λ) and δ by route B (see the module docstring), vectorised over the inputs."""
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
-    eta = as_param_array("eta", eta, "nonnegative")
-    psi1, psi2, lam, eta = broadcast_params(psi1=psi1, psi2=psi2, lam=lam, eta=eta)
+    psi1, psi2, lam, eta = risk_grid(psi1, psi2, lam, eta)
     scalar = psi1.ndim == 0
     model.warn_if_degenerate()
     er = effective_ridge(model, psi1, psi2, lam)
@@ -259,11 +260,11 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
         mb = np.asarray(gram_stieltjes(z, psi2))
         mbp = np.asarray(gram_stieltjes_derivative(z, psi2))
         r0 = risk_from_quadratic_form(model, er, mb, mbp)
-        th1 = eta**2 * model.mu1**2 * model.mu1_star**2
-        th = th1 + eta**2 * model.mu1**2 * model.label_energy / psi1
+        th1 = np.asarray(signal_spike_sq(model, eta))
+        th = np.asarray(spike_strength_sq(model, psi1, eta))
         D = gen.spike_correction(mb, th, th1)
         dD = gen.spike_correction_derivative(mb, mbp, th, th1)
-        delta = model.mu1_star**2 / (1 - er.df2) * (model.gamma * D - z * er.kappa_tilde * dD)
+        delta = model.mu1_star**2 / (1 - er.df2) * quadratic_form_bias(model, z, er.kappa_tilde, D, dD)
     r1 = r0 - delta
 
     def o(a):

@@ -1,4 +1,4 @@
-r"""Route A: R0 by the Mei–Montanari (2019) closed form (`10-one-step.md` §5, route A; derived,
+r"""Route A: R0 by the Mei–Montanari (2019) closed form (docs/one-step.md §3, route A; derived,
 agrees with route B to machine precision).
 
 **Labels.** Mei–Montanari swap the ratios: their ψ1 is the width N/d and their ψ2 the number of
@@ -153,16 +153,11 @@ def mm_polynomials(chi, p1, p2, zeta):
 
 def risk0(model: OneStepModel, psi1, psi2, lam):
     r"""R0(λ) = μ1*² E1/E0 + (σ_ε² + μ2*²) E2/E0 + μ2*² (vectorised)."""
-    prm = mm_parameters(model, psi1, psi2, lam)
-    interpolation_check(prm.p2, prm.p1, np.asarray(prm.lam_bar), model.mu2_sq)
-    chi, _ = mm_chi(prm)
-    E0, E1, E2 = mm_polynomials(chi, prm.p1, prm.p2, prm.zeta)
-    r0 = model.mu1_star**2 * E1 / E0 + model.effective_noise_sq * E2 / E0 + model.mu2_star_sq
-    return float(r0) if np.ndim(r0) == 0 else r0
+    return risk(model, psi1, psi2, lam).risk0
 
 
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
-    """R0 by route A; R1 and δ are not given by this route (``None``)."""
+    """R0 by route A (:func:`risk0`); R1 and δ are not given by this route (``None``)."""
     as_param_array("eta", eta, "nonnegative")
     prm = mm_parameters(model, psi1, psi2, lam)
     interpolation_check(prm.p2, prm.p1, np.asarray(prm.lam_bar), model.mu2_sq)

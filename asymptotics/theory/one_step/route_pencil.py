@@ -1,5 +1,5 @@
-r"""Route C: R0, R1 and δ from a linear pencil (the paper's method; `10-one-step.md` §5 route C,
-`20-pencils.md`). The equations are derived by the symbolic engine (:mod:`asymptotics.symbolic`),
+r"""Route C: R0, R1 and δ from a linear pencil (the paper's method; docs/one-step.md §3 route C,
+docs/engine.md). The equations are derived by the symbolic engine (:mod:`asymptotics.symbolic`),
 the source traces by implicit differentiation, the spike by Woodbury algebra on the pencil, and
 the result is rendered to compiled code (elementwise kernels printed by the engine's printer; the
 engine's generic lowered solver, :mod:`asymptotics.codegen`, as the fallback).
@@ -82,10 +82,11 @@ from ...symbolic import (
     self_energy,
     trace_matrix,
 )
-from ._checks import as_param_array, broadcast_params
+from ._checks import risk_grid
 from .derivation import woodbury_quadratic_form
 from .model import OneStepModel
 from .risk_deterministic_equivalent import RiskResult
+from .spike_parameters import signal_spike_sq, spike_strength_sq
 
 __all__ = ["SYSTEM_NAME", "SYSTEM_NAME_FULL", "SYSTEM_NAME_SCHUR", "one_step_ridge_pencil", "spike_corrections",
            "schur_system", "schur_tangents", "kernels", "solve_traces", "risk",
@@ -369,11 +370,7 @@ def _physical(out):
 
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     r"""R0(λ), R1(λ) and δ by the pencil (see the module docstring), vectorised over the inputs."""
-    p1 = as_param_array("psi1", psi1)
-    p2 = as_param_array("psi2", psi2)
-    lm = as_param_array("lam", lam, "nonnegative")
-    et = as_param_array("eta", eta, "nonnegative")
-    p1, p2, lm, et = broadcast_params(psi1=p1, psi2=p2, lam=lm, eta=et)
+    p1, p2, lm, et = risk_grid(psi1, psi2, lam, eta)
     scalar = p1.ndim == 0
     if np.any(lm == 0):
         raise ParameterError("lam", 0.0, "> 0 for route C (the pencil's traces diverge as λ → 0 when N > n)",
@@ -387,8 +384,8 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     shape = p1.shape
     f = [a.ravel() for a in (p1, p2, lm, et)]
     a1, a2, al, ae = f
-    th1 = ae**2 * model.mu1**2 * model.mu1_star**2
-    th = th1 + ae**2 * model.mu1**2 * model.label_energy / a1
+    th1 = np.asarray(signal_spike_sq(model, ae))
+    th = np.asarray(spike_strength_sq(model, a1, ae))
     n = a1.size
     if n == 0:
         empty = np.empty(shape)

@@ -1,13 +1,9 @@
-r"""The spike of W₁ after one gradient step at η = Θ(1) and its alignment (`10-one-step.md` §3).
+r"""The spike of W₁ after one gradient step at η = Θ(1) and its alignment (docs/one-step.md §1).
 
 The first gradient is almost rank one (Prop. 2), so W₁ ≈ W₀ + θ u vᵀ with u = Xᵀy/‖Xᵀy‖ and
-v = a/‖a‖. In the proportional limit (ψ1 = n/d, ψ2 = N/d):
-
-* s² = lim ‖Xᵀy/n‖² = μ1*² + (μ1*² + μ2*² + σ_ε²)/ψ1   (signal + sampling noise);
-* θ² = η²μ1²s² = θ1² + θ2², θ1² = η²μ1²μ1*² (signal), θ2² = η²μ1²(μ1*² + μ2*² + σ_ε²)/ψ1 (noise);
-* ρ² = ⟨u, β*⟩² = μ1*²/s² (so θ²ρ² = θ1²).
-
-Rectangular spiked model (Benaych-Georges–Nadakuditi) for W₀ with N(0, 1/d) entries:
+v = a/‖a‖. The spike parameters s², ρ², θ1², θ2², θ² = θ1² + θ2², the BBP test and η_c have their
+one home in :mod:`.spike_parameters`. Rectangular spiked model
+(Benaych-Georges–Nadakuditi) for W₀ with N(0, 1/d) entries:
 
 * BBP: an outlier singular value separates iff θ⁴ > ψ2, i.e. η > η_c = ψ2^{1/4}/(|μ1| s);
 * s₁(W₁)² → (ψ2 + θ²)(1 + θ²)/θ² above, (1 + √ψ2)² (bulk edge) below;
@@ -17,7 +13,7 @@ Rectangular spiked model (Benaych-Georges–Nadakuditi) for W₀ with N(0, 1/d) 
 
 Status: derived (checked at d = 1000 by simulation). The rank-one formulas (Δ, Δ', the outlier,
 the BBP condition, the overlaps, the energy) are *not typed in*: they are derived symbolically by
-Woodbury algebra in :mod:`.derivation` and rendered to :mod:`._spike_generated`.
+Woodbury algebra in :mod:`.derivation` and rendered offline to :mod:`._spike_generated`.
 
 >>> m = OneStepModel.from_activations("tanh", "tanh", noise=0.1)
 >>> sp = spike(m, psi1=2.0, psi2=1.5, eta=5.0)
@@ -27,23 +23,17 @@ Woodbury algebra in :mod:`.derivation` and rendered to :mod:`._spike_generated`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
+from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
-from ._checks import as_param_array, broadcast_params
+from ._checks import AsDict, as_output, as_param_array, broadcast_params
 from .model import OneStepModel
+from .spike_parameters import bbp_separated, spike_parameters
 
 __all__ = [
-    "sample_correlation_norm_sq",
-    "teacher_overlap_sq",
-    "signal_spike_sq",
-    "noise_spike_sq",
-    "spike_strength_sq",
-    "bbp_separated",
-    "critical_learning_rate",
     "top_singular_value_sq",
     "overlap_spike_sq",
     "alignment_teacher",
@@ -64,113 +54,62 @@ def _out(x):
     return float(x) if x.ndim == 0 else x
 
 
-# ---------------------------------------------------------------- the spike strength
-def sample_correlation_norm_sq(model: OneStepModel, psi1):
-    r"""s² = lim ‖Xᵀy/n‖² = μ1*² + (μ1*² + μ2*² + σ_ε²)/ψ1.
-
-    The second term is sampling noise: E[y²]·d/n with E y² = μ1*² + μ2*² + σ_ε².
-    """
-    psi1 = as_param_array("psi1", psi1)
-    return _out(model.mu1_star**2 + model.label_energy / psi1)
+# ---------------------------------------------------------------- the rectangular spiked model
+def _above_threshold(th, psi2, separated, fn, below):
+    """``fn(θ², ψ2)`` (a generated expression, meaningful above the threshold) where the spike is
+    separated, ``below`` elsewhere."""
+    return np.where(separated, fn(np.where(separated, th, 1.0), psi2), below)
 
 
-def teacher_overlap_sq(model: OneStepModel, psi1):
-    r"""ρ² = lim ⟨u, β*⟩² = μ1*²/s² (u = Xᵀy/‖Xᵀy‖); → 1 as ψ1 → ∞."""
-    s2 = np.asarray(sample_correlation_norm_sq(model, psi1))
-    return _out(model.mu1_star**2 / s2)
+def _top_sv2(th, psi2, separated):
+    # below the threshold: the bulk edge (1 + √ψ2)² of W₀W₀ᵀ (the upper MP edge)
+    return _above_threshold(th, psi2, separated, gen.outlier_sq, mp_edges(psi2)[1])
 
 
-def signal_spike_sq(model: OneStepModel, eta):
-    r"""θ1² = η² μ1² μ1*² (the part of θ² carried by the teacher direction)."""
-    eta = as_param_array("eta", eta, "nonnegative")
-    return _out(eta**2 * model.mu1**2 * model.mu1_star**2)
+def _overlap_u(th, psi2, separated):
+    return _above_threshold(th, psi2, separated, gen.overlap_u_sq, 0.0)
 
 
-def noise_spike_sq(model: OneStepModel, psi1, eta):
-    r"""θ2² = η² μ1² (μ1*² + μ2*² + σ_ε²)/ψ1 (sampling noise of the gradient; depends on μ2*, σ_ε)."""
-    psi1 = as_param_array("psi1", psi1)
-    eta = as_param_array("eta", eta, "nonnegative")
-    return _out(eta**2 * model.mu1**2 * model.label_energy / psi1)
+def _overlap_v(th, psi2, separated):
+    return _above_threshold(th, psi2, separated, gen.overlap_v_sq, 0.0)
 
 
-def spike_strength_sq(model: OneStepModel, psi1, eta):
-    r"""θ² = η² μ1² s² = θ1² + θ2²."""
-    return _out(np.asarray(signal_spike_sq(model, eta)) + np.asarray(noise_spike_sq(model, psi1, eta)))
-
-
-def bbp_separated(theta_sq, psi2):
-    r"""Whether the spike separates from the bulk: z'(m̄) > 0 at the pole of Q₁, which is
-    θ⁴ > ψ2 (BBP transition of the rectangular spiked model). Boolean (array)."""
-    theta_sq = as_param_array("theta_sq", theta_sq, "nonnegative")
-    psi2 = as_param_array("psi2", psi2)
-    th, p2 = broadcast_params(theta_sq=theta_sq, psi2=psi2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ind = np.where(th > 0, gen.bbp_indicator(np.where(th > 0, th, 1.0), p2), -1.0)
-    out = ind > 0
-    return bool(out) if out.ndim == 0 else out
-
-
-def critical_learning_rate(model: OneStepModel, psi1, psi2):
-    r"""η_c = ψ2^{1/4}/(|μ1| s): the BBP threshold θ⁴ = ψ2 as a learning rate (``inf`` when μ1 = 0)."""
-    psi2 = as_param_array("psi2", psi2)
-    s2 = np.asarray(sample_correlation_norm_sq(model, psi1))
-    s2, psi2 = broadcast_params(s2=s2, psi2=psi2)
-    with np.errstate(divide="ignore"):
-        eta_c = np.where(model.mu1 != 0, psi2**0.25 / (abs(model.mu1) * np.sqrt(s2)), np.inf)
-    return _out(eta_c)
-
-
-def _theta(model, psi1, psi2, eta):
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    eta = as_param_array("eta", eta, "nonnegative")
-    psi1, psi2, eta = broadcast_params(psi1=psi1, psi2=psi2, eta=eta)
-    th1 = eta**2 * model.mu1**2 * model.mu1_star**2
-    th = th1 + eta**2 * model.mu1**2 * model.label_energy / psi1
-    return psi1, psi2, eta, th, th1
-
-
-def _above(th, psi2):
-    return (th > 0) & (th**2 > psi2)
+def _overlap_beta(th, th1, psi2, separated):
+    return np.where(separated, gen.overlap_beta_sq(np.where(separated, th, 1.0), th1, psi2), 0.0)
 
 
 def top_singular_value_sq(model: OneStepModel, psi1, psi2, eta):
     r"""s₁(W₁)²: the outlier (ψ2 + θ²)(1 + θ²)/θ² above the threshold, the bulk edge (1 + √ψ2)²
     below (continuous at θ⁴ = ψ2)."""
-    _, psi2, _, th, _ = _theta(model, psi1, psi2, eta)
-    up = _above(th, psi2)
-    safe = np.where(up, th, 1.0)
-    return _out(np.where(up, gen.outlier_sq(safe, psi2), (1 + np.sqrt(psi2)) ** 2))
+    p = spike_parameters(model, psi1, psi2, eta)
+    return _out(_top_sv2(p.theta_sq, p.psi2, p.separated))
 
 
 def overlap_spike_sq(model: OneStepModel, psi1, psi2, eta):
     r"""⟨u₁, u⟩² → (θ⁴ − ψ2)₊/(θ²(1 + θ²)): overlap of the top left singular vector with the
     spike direction u."""
-    _, psi2, _, th, _ = _theta(model, psi1, psi2, eta)
-    up = _above(th, psi2)
-    return _out(np.where(up, gen.overlap_u_sq(np.where(up, th, 1.0), psi2), 0.0))
+    p = spike_parameters(model, psi1, psi2, eta)
+    return _out(_overlap_u(p.theta_sq, p.psi2, p.separated))
 
 
 def alignment_teacher(model: OneStepModel, psi1, psi2, eta):
     r"""⟨u₁, β*⟩² → ρ²(θ⁴ − ψ2)₊/(θ²(1 + θ²)): alignment of the top left singular vector of W₁
     with the teacher direction (zero below the BBP threshold, continuous at it)."""
-    _, psi2, _, th, th1 = _theta(model, psi1, psi2, eta)
-    up = _above(th, psi2)
-    return _out(np.where(up, gen.overlap_beta_sq(np.where(up, th, 1.0), th1, psi2), 0.0))
+    p = spike_parameters(model, psi1, psi2, eta)
+    return _out(_overlap_beta(p.theta_sq, p.theta1_sq, p.psi2, p.separated))
 
 
 def alignment_readout(model: OneStepModel, psi1, psi2, eta):
     r"""⟨v₁, a/‖a‖⟩² → (θ⁴ − ψ2)₊/(θ²(θ² + ψ2)): alignment of the top right singular vector of
     W₁ with the second-layer weights."""
-    _, psi2, _, th, _ = _theta(model, psi1, psi2, eta)
-    up = _above(th, psi2)
-    return _out(np.where(up, gen.overlap_v_sq(np.where(up, th, 1.0), psi2), 0.0))
+    p = spike_parameters(model, psi1, psi2, eta)
+    return _out(_overlap_v(p.theta_sq, p.psi2, p.separated))
 
 
 def teacher_energy(model: OneStepModel, psi1, psi2, eta):
     r"""‖W₁ᵀβ*‖² → ψ2 + θ1² (ψ2 at initialisation)."""
-    _, psi2, _, _, th1 = _theta(model, psi1, psi2, eta)
-    return _out(gen.teacher_energy(th1, psi2))
+    p = spike_parameters(model, psi1, psi2, eta)
+    return _out(gen.teacher_energy(p.theta1_sq, p.psi2))
 
 
 # ---------------------------------------------------------------- resolvent quadratic forms
@@ -200,13 +139,13 @@ def spike_correction_derivative(z, psi2, theta_sq, theta1_sq):
 
 def quadratic_form_trained(z, model: OneStepModel, psi1, psi2, eta):
     r"""Q₁(z) = β*ᵀ(W₁W₁ᵀ − z)⁻¹β* → m̄(z) − Δ(z)."""
-    _, psi2, _, th, th1 = _theta(model, psi1, psi2, eta)
-    return quadratic_form_init(z, psi2) - spike_correction(z, psi2, th, th1)
+    p = spike_parameters(model, psi1, psi2, eta)
+    return quadratic_form_init(z, p.psi2) - spike_correction(z, p.psi2, p.theta_sq, p.theta1_sq)
 
 
 # ---------------------------------------------------------------- bundle
 @dataclass(frozen=True)
-class Spike:
+class Spike(AsDict):
     """Everything about the spike at one parameter point (arrays broadcast over a grid).
 
     Attributes:
@@ -235,38 +174,30 @@ class Spike:
     overlap_a: object
     teacher_energy: object
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
 
 def spike(model: OneStepModel, psi1, psi2, eta) -> Spike:
     """All spike quantities of :mod:`this module <.spike>` at once (broadcast over the inputs)."""
     model.warn_if_degenerate()
-    psi1, psi2, eta, th, th1 = _theta(model, psi1, psi2, eta)
-    scalar = th.ndim == 0
-    up = _above(th, psi2)
-    safe = np.where(up, th, 1.0)
+    p = spike_parameters(model, psi1, psi2, eta)
+    scalar = p.theta_sq.ndim == 0
+    th, psi2, up = p.theta_sq, p.psi2, p.separated
 
     def o(x):
-        x = np.asarray(x)
-        return x.item() if scalar else x
+        return as_output(x, scalar)
 
-    s2 = model.mu1_star**2 + model.label_energy / psi1
-    with np.errstate(divide="ignore"):
-        eta_c = np.where(model.mu1 != 0, psi2**0.25 / (abs(model.mu1) * np.sqrt(s2)), np.inf)
     return Spike(
-        s_sq=o(s2),
-        rho_sq=o(model.mu1_star**2 / s2),
-        theta1_sq=o(th1),
-        theta2_sq=o(th - th1),
+        s_sq=o(p.s_sq),
+        rho_sq=o(p.rho_sq),
+        theta1_sq=o(p.theta1_sq),
+        theta2_sq=o(p.theta2_sq),
         theta_sq=o(th),
         separated=o(up),
-        eta_threshold=o(eta_c),
-        top_sv2=o(np.where(up, gen.outlier_sq(safe, psi2), (1 + np.sqrt(psi2)) ** 2)),
-        overlap_u=o(np.where(up, gen.overlap_u_sq(safe, psi2), 0.0)),
-        overlap_beta=o(np.where(up, gen.overlap_beta_sq(safe, th1, psi2), 0.0)),
-        overlap_a=o(np.where(up, gen.overlap_v_sq(safe, psi2), 0.0)),
-        teacher_energy=o(gen.teacher_energy(th1, psi2)),
+        eta_threshold=o(p.eta_threshold),
+        top_sv2=o(_top_sv2(th, psi2, up)),
+        overlap_u=o(_overlap_u(th, psi2, up)),
+        overlap_beta=o(_overlap_beta(th, p.theta1_sq, psi2, up)),
+        overlap_a=o(_overlap_v(th, psi2, up)),
+        teacher_energy=o(gen.teacher_energy(p.theta1_sq, psi2)),
     )
 
 
@@ -280,10 +211,5 @@ def rectangular_spike(theta_sq, psi2):
     th = as_param_array("theta_sq", theta_sq, "nonnegative")
     p2 = as_param_array("psi2", psi2)
     th, p2 = broadcast_params(theta_sq=th, psi2=p2)
-    up = _above(th, p2)
-    safe = np.where(up, th, 1.0)
-    return (
-        _out(np.where(up, gen.outlier_sq(safe, p2), (1 + np.sqrt(p2)) ** 2)),
-        _out(np.where(up, gen.overlap_u_sq(safe, p2), 0.0)),
-        _out(np.where(up, gen.overlap_v_sq(safe, p2), 0.0)),
-    )
+    up = np.asarray(bbp_separated(th, p2))
+    return _out(_top_sv2(th, p2, up)), _out(_overlap_u(th, p2, up)), _out(_overlap_v(th, p2, up))

@@ -1,7 +1,7 @@
 r"""Spiked random features after one large gradient step (Cui, Pesce, Dandi, Krzakala, Lu,
 Zdeborová, Loureiro 2024): exact asymptotic test and training errors of the ridge readout.
 
-Modules (one concept each; ``30-spiked-rf.md`` sections in brackets):
+Modules (one concept each; sections of Cui et al. as summarised in docs/spiked-rf.md in brackets):
 
 - :mod:`.mapping` — (η̃, α0, σ, σ*) → (c, r, γ), readout types [§2, §7];
 - :mod:`.cget` — conditional Gaussian-equivalence coefficients μ0, μ1, μ2 and target functions
@@ -9,6 +9,8 @@ Modules (one concept each; ``30-spiked-rf.md`` sections in brackets):
 - :mod:`.channel` — the output channel: κ-functions, conjugates, mean directions, errors [§4];
 - :mod:`.prior_mp` — prior traces in closed form over Marchenko–Pastur, or over a finite spectrum [§5];
 - :mod:`.readout_types` — K readout types: block Marchenko–Pastur prior [§7];
+- :mod:`.priors` — one small class per prior (MP, block MP, finite spectrum) with the interface the
+  fixed point calls, chosen once per solve [§4, §5, §7];
 - :mod:`.fixed_point` — the fixed point, continuation along α, the solution object [§4];
 - :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6];
 - :mod:`.block_mp_derivation` — the block MP equations derived with the pencil engine [§7].
@@ -45,6 +47,7 @@ from .prior_mp import (
     mp_resolvent_moments,
     sample_spectrum,
 )
+from .priors import BlockMarchenkoPastur, FiniteSpectrum, MarchenkoPastur, choose_prior
 from .readout_types import BlockMPState, block_tangent, solve_block_mp
 from .special_cases import (
     ba_ridge_from_cui,
@@ -73,6 +76,10 @@ __all__ = [
     "cui_to_srf",
     "readout_types",
     "srf_parameters",
+    "MarchenkoPastur",
+    "BlockMarchenkoPastur",
+    "FiniteSpectrum",
+    "choose_prior",
     "PriorTraces",
     "Spectrum",
     "mp_prior_traces",

@@ -2,7 +2,7 @@ r"""Conditional Gaussian equivalence (cGET) of the spiked random features, and t
 
 Conditionally on the spike projection κ = vᵀx ~ N(0, 1), the features of a neuron with spike
 s = r·u and bulk variance c, σ(s κ + √c w̃ᵀx), are replaced by μ0(κ) + μ1(κ) √c w̃ᵀx + μ2(κ) ξ with
-(``30-spiked-rf.md`` §3; z ~ N(0, 1))
+(docs/spiked-rf.md, "How it is computed"; z ~ N(0, 1))
 
     μ0(κ) = E σ(sκ + √c z),
     μ1(κ) = (1/√c) E[z σ(sκ + √c z)],
@@ -21,7 +21,7 @@ analytic only in a strip of width ≈ π/(2r) — so it is not the default. Each
 with twice the degree; the difference is the reported error estimate, and the degree is doubled
 until it is below ``tol``. All functions are vectorised over κ
 and over types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
-continuous-type theory of ``35-large-step-gaussian-readout.md`` alike.
+continuous-type theory of docs/large-step-exact.md alike.
 
 >>> import numpy as np
 >>> from asymptotics.theory.spiked_rf.cget import cget_coefficients

@@ -1,6 +1,6 @@
 r"""The output channel of the ridge readout: κ-functions, conjugate order parameters, errors.
 
-Notation (``30-spiked-rf.md`` §4, §7; K readout types, index k, l; E_κ over κ ~ N(0, 1) with a
+Notation (docs/spiked-rf.md, "How it is computed"; K readout types, index k, l; E_κ over κ ~ N(0, 1) with a
 fixed :class:`~asymptotics.theory.spiked_rf.cget.KappaRule`):
 
     V(κ) = Σ_kl μ1k μ1l V1_kl + Σ_k μ2k² V2_k,           (response)
@@ -17,7 +17,7 @@ Test error ε_g = E_κ[E(κ)] with σ_ε = 0 (the prediction risk, noise exclude
 E_κ[E(κ)/(1 + V(κ))²] with the noise included. The uniform readout is K = 1.
 
 Everything here is a plain array function of κ-arrays, reusable by the continuous-type theory
-(``35-large-step-gaussian-readout.md``), where the "types" are quadrature nodes in u.
+(docs/large-step-exact.md), where the "types" are quadrature nodes in u.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 r"""The replica-symmetric fixed point of the ridge readout on spiked random features.
 
-``30-spiked-rf.md`` §4 (uniform readout), §5 (Marchenko–Pastur closed form), §7 (K types).
-The equations are solved in a reduced form that is equivalent to the published fixed point:
+Mathematics: docs/spiked-rf.md, "How it is computed" (uniform readout, the Marchenko–Pastur closed
+form, K readout types). The prior enters only through the interface of :mod:`.priors` (one class
+per bulk spectrum, chosen once per solve). The equations are solved in a reduced form that is
+equivalent to the published fixed point:
 
 1. **Responses.** (V1, V2) [(V1, V2, τ) for K types] form a closed system: V(κ) → ŵ(κ) →
-   (V̂1, V̂2) → prior traces → (V1, V2). It is solved with the project's fixed-point solver
-   (Anderson acceleration), continued along α when a curve is asked for.
+   (V̂1, V̂2) → prior traces → (V1, V2) (the prior's ``reduced_map``). It is solved with the
+   project's fixed-point solver (Anderson acceleration), continued along α when a curve is asked for.
 2. **Means.** Given V, the zero-cost mean directions m and the spike overlaps t solve a linear
    system exactly (:func:`~.channel.solve_mean_directions`) — no iteration on t, which is what
    makes damped iterations slow or unstable; ψ = ψ̂·⟨H/S⟩ is explicit.
@@ -20,7 +22,7 @@ largest violation is reported as ``residual``; nothing unconverged is returned a
 >>> from asymptotics.theory.spiked_rf import one_step_spiked_rf
 >>> s = one_step_spiked_rf(alpha=3.0, alpha0=20.0, beta=1.0, eta_tilde=3.0, lam=0.01,
 ...                        student="tanh", teacher="tanh")
->>> round(s.test_error, 4), s.converged                     # reference grid of §8: .0153
+>>> round(s.test_error, 4), s.converged                     # reference grid (docs/spiked-rf.md): .0153
 (0.0153, True)
 """
 
@@ -50,8 +52,7 @@ from .channel import (
     training_error,
 )
 from .mapping import SpikedRFParameters, cui_to_srf, srf_parameters
-from .prior_mp import Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments
-from .readout_types import block_second_order_map, block_self_energy, block_traces, solve_block_mp
+from .priors import Prior, choose_prior, response_map_mp
 
 __all__ = [
     "SpikedRFSolution",
@@ -156,81 +157,6 @@ class SpikedRFSolution:
         return row
 
 
-# ---- the reduced response maps ----------------------------------------------------------------
-#
-# The responses are positive and span many decades as λ → 0 (V ~ 1/λ in the over-parametrised
-# regime), so the maps act on logarithms: x = (log V1, log V2) for K = 1. For K types,
-# x = (log V2_k, log V1_kk, V1_kl/√(V1_kk V1_ll) for k < l); the self-energy τ is carried by V2
-# through τ = π/V2 − D (one step of the block-MP iteration per outer step).
-
-def response_map_mp(V, model: ChannelModel, ratio: float, lam: float, beta: float):
-    r"""(V1, V2) ↦ (⟨λ/S⟩, ⟨1/S⟩) at the conjugates of (V1, V2): the closed response system for
-    K = 1 with the Marchenko–Pastur prior."""
-    V1, V2 = float(V[0]), float(V[1])
-    mu1sq = model.mu1[0] ** 2
-    inv = model.weights / (1.0 + mu1sq * V1 + model.mu2_sq[0] * V2)
-    V1h = ratio * float(mu1sq @ inv)
-    V2h = ratio * float(model.mu2_sq[0] @ inv)
-    c = model.params.bulk[0]
-    s0 = lam + V2h
-    A0, A1, *_ = mp_resolvent_moments(V1h * c / s0, beta)
-    return np.array([c * float(A1) / s0, float(A0) / s0])
-
-
-def _response_map_finite(V, model, ratio, lam, spectrum):
-    V1, V2 = float(V[0]), float(V[1])
-    mu1sq = model.mu1[0] ** 2
-    inv = model.weights / (1.0 + mu1sq * V1 + model.mu2_sq[0] * V2)
-    V1h = ratio * float(mu1sq @ inv)
-    V2h = ratio * float(model.mu2_sq[0] @ inv)
-    S = lam + V2h + V1h * spectrum.eigenvalues
-    return np.array([float(np.mean(spectrum.eigenvalues / S)), float(np.mean(1.0 / S))])
-
-
-def _log_map(fn):
-    def g(x, *args):
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            return np.log(fn(np.exp(x), *args))
-    return g
-
-
-def _block_pack(V1, V2):
-    d = np.diag(V1)
-    iu = np.triu_indices(V1.shape[0], 1)
-    corr = V1[iu] / np.sqrt(d[iu[0]] * d[iu[1]])
-    return np.concatenate([np.log(V2), np.log(d), corr])
-
-
-def _block_unpack(x, K):
-    V2 = np.exp(x[:K])
-    d = np.exp(x[K:2 * K])
-    V1 = np.diag(d)
-    iu = np.triu_indices(K, 1)
-    off = np.clip(x[2 * K:], -1.0, 1.0) * np.sqrt(d[iu[0]] * d[iu[1]])
-    V1[iu] = off
-    V1[(iu[1], iu[0])] = off
-    return V1, V2
-
-
-def _block_step(V1, V2, model, ratio, lam, beta):
-    V = np.maximum(response_function(model.mu1, model.mu2_sq, V1, V2), 0.0)
-    V1h, V2h = response_conjugates(model.rule, model.mu1, model.mu2_sq, ratio / (1.0 + V))
-    D = lam + V2h
-    c = np.asarray(model.params.bulk)
-    pi = np.asarray(model.params.readout.proportions)
-    tau = np.maximum(pi / V2 - D, 0.0)
-    tau_new = block_self_energy(tau, V1h, D, c, pi, beta)
-    V1n, V2n, _ = block_traces(tau_new, V1h, D, c, pi, beta)
-    return V1n, V2n
-
-
-def _response_map_block(x, model, ratio, lam, beta):
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        V1, V2 = _block_unpack(x, model.K)
-        V1n, V2n = _block_step(V1, V2, model, ratio, lam, beta)
-        return _block_pack(V1n, V2n)
-
-
 # ---- assembling the full solution -------------------------------------------------------------
 
 def _variance_system(model, what, V, E0, L, f):
@@ -253,48 +179,29 @@ def _variance_system(model, what, V, E0, L, f):
     return y, rad, A, a
 
 
-def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior, method, full_check=True):
+def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior: Prior, method):
     K = model.K
     ratio = alpha / beta
     rule = model.rule
-    c = np.asarray(model.params.bulk)
     pi = np.asarray(model.params.readout.proportions)
     x = np.asarray(res.value, dtype=float)
-    if prior == "block-mp":
-        V1, V2 = _block_unpack(x, K)
-    else:
-        V1, V2 = np.array([[math.exp(x[0])]]), np.array([math.exp(x[1])])
+    V1, V2 = prior.responses(x, K)
     V = response_function(model.mu1, model.mu2_sq, V1, V2)
     if np.any(V < 0):
         raise ConvergenceError("sRF fixed point: negative response V(κ) at the solution", res)
     what = ratio / (1.0 + V)
     V1h, V2h = response_conjugates(rule, model.mu1, model.mu2_sq, what)
     psih = orthogonal_conjugate(rule, model.mu1, what, model.h1t)
-    if prior == "block-mp":
-        state = solve_block_mp(V1h, lam + V2h, c, pi, beta, tau0=np.maximum(pi / V2 - lam - V2h, 0.0))
-        T = beta * c * state.V2
-        psi = beta * state.V1 @ psih
-        Lfull = block_second_order_map(state)
-        e = np.concatenate([(beta * np.outer(psih, psih)).ravel(), np.zeros(K)])
-        prior_V1, prior_V2 = state.V1, state.V2
-    else:
-        tr = (mp_prior_traces(lam, float(V1h[0, 0]), float(V2h[0]), c[0], beta) if prior == "mp"
-              else finite_prior_traces(lam, float(V1h[0, 0]), float(V2h[0]), prior))
-        T = np.array([tr.spike_response])
-        psi = np.array([tr.orthogonal_response * psih[0]])
-        Lfull = tr.second_order[:, :2]
-        prior_V1, prior_V2 = np.array([[tr.V1]]), np.array([tr.V2])
+    pt = prior.at(model, lam, beta, V1h, V2h, V2)
+    T = pt.spike_response
+    psi = pt.orthogonal_overlap(psih)
     m, t = solve_mean_directions(rule, model.mu0, model.mu1, V, model.h, ratio * T, pi)
     omega = mean_prediction(model.mu0, model.mu1, rule.nodes, m, t)
     th = ratio * spike_conjugate(rule, model.mu1, what / ratio, model.h, omega)
     psi_mu1 = psi @ model.mu1
     E0_test = conditional_error(model.h, model.h1t, model.h2t, omega, psi_mu1, 0.0, 0.0)
     E0_train = E0_test + model.noise_var
-    if prior == "block-mp":
-        f = Lfull @ (e + np.concatenate([np.zeros(K * K), beta * c * th**2]))
-    else:
-        f = tr.second_order[:, 2] * th[0] ** 2 + tr.second_order[:, 3] * psih[0] ** 2
-    y, rad, A, a = _variance_system(model, what, V, E0_train, Lfull, f)
+    y, rad, A, a = _variance_system(model, what, V, E0_train, pt.variance_map, pt.variance_source(th, psih))
     if not rad < 1.0 - MIN_STABILITY_MARGIN:
         raise ConvergenceError(
             f"sRF fixed point: the variance equations have no stable solution at α = {alpha:g}, β = {beta:g}, "
@@ -312,22 +219,18 @@ def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior, m
     eg = generalisation_error(rule, E_test)
     et = training_error(rule, E_train, V)
     # full-system residual: every equation evaluated once at the solution
-    resid = [np.abs(prior_V1 - V1).max(), np.abs(prior_V2 - V2).max()]
+    resid = [np.abs(pt.V1 - V1).max(), np.abs(pt.V2 - V2).max()]
     resid.append(np.abs(t - T * th).max())
     mres = rule.expect(model.mu0 * (model.h - omega) / (1.0 + V))
     resid.append(float(np.abs(mres).max()))
     # the variance equations as published: conjugates from the channel, then the prior
     Q1h_c, q2h_c = overlap_conjugates(rule, model.mu1, model.mu2_sq, what, V, E_train)
-    if prior == "block-mp":
-        src = np.concatenate([(Q1h_c + beta * np.outer(psih, psih)).ravel(), q2h_c + beta * c * th**2])
-        y_chk = Lfull @ src
-    else:
-        y_chk = tr.second_order @ np.array([Q1h_c[0, 0], q2h_c[0], th[0] ** 2, psih[0] ** 2])
+    y_chk = pt.second_order(Q1h_c, q2h_c, th, psih)
     qscale = max(1.0, float(np.max(np.abs(y))))
     resid.append(float(np.max(np.abs(y_chk - y))) / qscale)
-    if full_check and prior == "block-mp":
-        st2 = solve_block_mp(V1h, lam + V2h, c, pi, beta, tau0=state.tau)
-        resid.append(float(np.abs(st2.V1 - prior_V1).max()))
+    extra = pt.consistency_residual()
+    if extra is not None:
+        resid.append(extra)
     scale = max(1.0, float(np.max(np.abs(np.concatenate([V1.ravel(), V2])))))
     residual = max(float(res.residual), max(float(r) for r in resid) / scale)
     for name, val in (("test error", eg), ("training error", et)):
@@ -340,7 +243,7 @@ def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior, m
         params=model.params, V1=V1, V2=V2, Q1=Q1, Q2=Q2, m=m, t=t, psi=psi,
         V1hat=V1h, V2hat=V2h, Q1hat=Q1h, q2hat=q2h, that=th, psihat=psih,
         converged=True, status=CONVERGED, message=STATUS_MESSAGES[CONVERGED], iterations=res.iterations,
-        residual=residual, method=method, prior=prior if isinstance(prior, str) else "finite",
+        residual=residual, method=method, prior=prior.name,
         quadrature_error=model.quadrature_error, stability_margin=1.0 - rad, start=x,
     )
 
@@ -356,48 +259,23 @@ def _failed(model, alpha, beta, lam, res: SolverResult, prior, method, message=N
         message=message or (res.message if res is not None else "failed"),
         iterations=res.iterations if res is not None else 0,
         residual=res.residual if res is not None else math.inf, method=method,
-        prior=prior if isinstance(prior, str) else "finite", quadrature_error=model.quadrature_error,
+        prior=prior.name, quadrature_error=model.quadrature_error,
         stability_margin=math.nan,
     )
-
-
-def _prior_kind(model, prior):
-    if prior is None:
-        return "mp" if model.K == 1 else "block-mp"
-    if isinstance(prior, Spectrum):
-        if model.K != 1:
-            raise ParameterError("prior", "spectrum", "a finite spectrum only with one readout type (K = 1)")
-        return prior
-    if prior in ("mp", "block-mp"):
-        if prior == "mp" and model.K != 1:
-            raise ParameterError("prior", prior, "'block-mp' for K > 1 readout types")
-        return prior
-    raise ParameterError("prior", prior, "'mp', 'block-mp' or a Spectrum")
 
 
 def _check_point(alpha, beta, lam):
     return check_positive("alpha", alpha), check_positive("beta", beta), check_nonnegative("lam", lam)
 
 
-def _reduced_solve(model, alpha, beta, lam, prior, solver, x0):
+def _reduced_solve(model, alpha, beta, lam, prior: Prior, solver, x0):
     ratio = alpha / beta
     # zero student nonlinearity and zero ridge: the prior operator is singular
     if lam == 0.0 and float(np.max(model.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(model.mu1**2))):
         raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
-    if prior == "block-mp":
-        g = lambda x: _response_map_block(x, model, ratio, lam, beta)  # noqa: E731
-        if x0 is None:
-            # exact block-MP prior at the conjugates of V = 0
-            V1h, V2h = response_conjugates(model.rule, model.mu1, model.mu2_sq, np.full(model.rule.nodes.size, ratio))
-            st = solve_block_mp(V1h, lam + V2h, np.asarray(model.params.bulk),
-                                np.asarray(model.params.readout.proportions), beta)
-            x0 = _block_pack(st.V1, st.V2)
-    else:
-        lin = ((lambda V: response_map_mp(V, model, ratio, lam, beta)) if prior == "mp"
-               else (lambda V: _response_map_finite(V, model, ratio, lam, prior)))
-        g = _log_map(lin)
-        if x0 is None:
-            x0 = np.log(lin(np.zeros(2)))
+    g = prior.reduced_map(model, ratio, lam, beta)
+    if x0 is None:
+        x0 = prior.reduced_start(model, ratio, lam, beta)
     return fixed_point(g, np.asarray(x0, dtype=float), solver=solver, on_failure="return")
 
 
@@ -414,7 +292,8 @@ def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, 
     model : from :func:`~.channel.channel_model` (fixes σ, σ*, c, r, γ, readout types, σ_ε).
     alpha, beta, lam : α = n/d > 0, β = p/d > 0, ridge λ ≥ 0 (Cui's, not rescaled).
     prior : ``None`` (Marchenko–Pastur closed form for K = 1, block MP for K > 1), ``"block-mp"``
-        (force the block equations), or a :class:`~.prior_mp.Spectrum` (finite-d sums, K = 1).
+        (force the block equations), a :class:`~.prior_mp.Spectrum` (finite-d sums, K = 1), or a
+        prior of :mod:`.priors` (:func:`~.priors.choose_prior`).
     tol : residual tolerance of the response system (``atol = rtol = tol``).
     solver : a :class:`~asymptotics.solvers.Anderson` / :class:`FixedPoint` / :class:`Newton`
         configuration (default Anderson with ``tol``).
@@ -425,14 +304,14 @@ def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, 
     if on_failure not in ("raise", "return"):
         raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
     alpha, beta, lam = _check_point(alpha, beta, lam)
-    kind = _prior_kind(model, prior)
+    chosen = choose_prior(model, prior)
     solver = solver or _default_solver(tol)
     method = getattr(solver, "name", type(solver).__name__)
-    res = _reduced_solve(model, alpha, beta, lam, kind, solver, start)
-    return _finish(model, alpha, beta, lam, res, kind, method, on_failure)
+    res = _reduced_solve(model, alpha, beta, lam, chosen, solver, start)
+    return _finish(model, alpha, beta, lam, res, chosen, method, on_failure)
 
 
-def _finish(model, alpha, beta, lam, res, kind, method, on_failure):
+def _finish(model, alpha, beta, lam, res, prior: Prior, method, on_failure):
     if not res.converged:
         msg = (f"sRF fixed point did not converge at α = {alpha:g}, β = {beta:g}, λ = {lam:g}: {res.message} "
                f"after {res.iterations} iterations (residual {res.residual:.3g})")
@@ -441,18 +320,18 @@ def _finish(model, alpha, beta, lam, res, kind, method, on_failure):
                     "interpolating readout) — use λ > 0")
         if on_failure == "raise":
             raise ConvergenceError(msg, res)
-        return _failed(model, alpha, beta, lam, res, kind, method, msg)
+        return _failed(model, alpha, beta, lam, res, prior, method, msg)
     try:
-        return _assemble(model, alpha, beta, lam, res, kind, method)
+        return _assemble(model, alpha, beta, lam, res, prior, method)
     except ConvergenceError as exc:
         if on_failure == "raise":
             raise
-        return _failed(model, alpha, beta, lam, res, kind, method, str(exc))
+        return _failed(model, alpha, beta, lam, res, prior, method, str(exc))
     except np.linalg.LinAlgError as exc:
         msg = f"sRF fixed point: singular linear system at α = {alpha:g} ({exc})"
         if on_failure == "raise":
             raise ConvergenceError(msg, res) from None
-        return _failed(model, alpha, beta, lam, res, kind, method, msg)
+        return _failed(model, alpha, beta, lam, res, prior, method, msg)
 
 
 def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, prior=None, tol: float = 1e-12,
@@ -462,20 +341,20 @@ def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, pri
     first failure raises after the whole path was tried."""
     alphas = [check_positive("alpha", a) for a in np.atleast_1d(alphas).tolist()]
     beta, lam = check_positive("beta", beta), check_nonnegative("lam", lam)
-    kind = _prior_kind(model, prior)
+    chosen = choose_prior(model, prior)
     solver = solver or _default_solver(tol)
     method = getattr(solver, "name", type(solver).__name__)
     order = np.argsort(alphas, kind="stable")
     path = [alphas[i] for i in order]
-    results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, kind, solver, xs), None, path)
+    results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, chosen, solver, xs), None, path)
     sols = [None] * len(alphas)
     first_error = None
     for i, a, res in zip(order, path, results, strict=True):
         try:
-            sols[i] = _finish(model, a, beta, lam, res, kind, method, "raise")
+            sols[i] = _finish(model, a, beta, lam, res, chosen, method, "raise")
         except ConvergenceError as exc:
             first_error = first_error or exc
-            sols[i] = _failed(model, a, beta, lam, res, kind, method, str(exc))
+            sols[i] = _failed(model, a, beta, lam, res, chosen, method, str(exc))
     if first_error is not None and on_failure == "raise":
         raise first_error
     return sols

@@ -5,7 +5,7 @@ initialisation a⁰ⱼ = uⱼ/√p) the first-layer weights are, to leading orde
 
     w¹ⱼ = √c(uⱼ) w̃ⱼ + r uⱼ v,      ‖w̃ⱼ‖ = 1,  v = ĝ/‖ĝ‖,  ⟨v, θ⟩ = γ,
 
-with (``30-spiked-rf.md`` §2, §7; h's are Gaussian moments of the *centred* activations)
+with (docs/spiked-rf.md, "How it is computed"; h's are Gaussian moments of the *centred* activations)
 
     r = η̃ h1 √(h1*² + E y²/α0),                     (spike strength)
     c(u) = 1 + η̃² u² E y² ȟ1 / α0,                  (bulk variance of a type-u neuron)
@@ -18,7 +18,7 @@ isotropic row increments of squared norm η̃² u² E y² ȟ1/α0.
 
 "No step" (η̃ = 0) is the point c = 1, r = 0, γ = 0 (random features). It is *not* the limit
 α0 → 0 of the formulas (r and c diverge there); α0 = ∞ (``alpha0=math.inf``) is the isotropic
-spiked RF of ``30-spiked-rf.md`` §6: γ = 1, c = 1, r = η̃ h1 h1*.
+spiked RF (docs/spiked-rf.md, "Special cases"): γ = 1, c = 1, r = η̃ h1 h1*.
 
 >>> from asymptotics.theory.spiked_rf import cui_to_srf
 >>> p = cui_to_srf(eta_tilde=5.0, alpha0=1.0, student="tanh", teacher="tanh")
@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...activations import Activation, activation
+from ...activations import Activation, resolve_activation
 from ...errors import ParameterError
 from ...params import check_in_range, check_nonnegative, check_positive, check_probability_vector
+from ..first_gradient import correlation_norm_sq
 
 __all__ = [
     "SpikedRFParameters",
@@ -52,16 +53,10 @@ __all__ = [
 
 
 def as_activation(spec, role: str = "activation", center: bool = True) -> Activation:
-    """An :class:`~asymptotics.activations.Activation` from a name, an expression or an
-    Activation (kept as given)."""
-    if isinstance(spec, Activation):
-        return spec
-    try:
-        return activation(spec, center=center)
-    except ParameterError:
-        raise
-    except Exception as exc:
-        raise ParameterError(role, spec, "a built-in name or a safe expression in x", str(exc)) from None
+    """An :class:`~asymptotics.activations.Activation` from a name or an expression (centred when
+    ``center``), or an Activation kept as given; resolved by
+    :func:`asymptotics.activations.resolve_activation` (a bad one is one error naming ``role``)."""
+    return resolve_activation(spec, center=spec.centered if isinstance(spec, Activation) else center, name=role)
 
 
 @dataclass(frozen=True)
@@ -116,8 +111,9 @@ def readout_types(values=(1.0,), proportions=None) -> ReadoutTypes:
 
 
 def gradient_norm_sq(alpha0: float, h1_star: float, label_energy: float) -> float:
-    r"""‖ĝ‖² → h1*² + E y²/α0 for ĝ = X0ᵀy/n0 (signal plus sampling noise); h1*² at α0 = ∞."""
-    return h1_star**2 + (0.0 if math.isinf(alpha0) else label_energy / alpha0)
+    r"""‖ĝ‖² → h1*² + E y²/α0 for ĝ = X0ᵀy/n0 (signal plus sampling noise); h1*² at α0 = ∞ (the
+    one-step theory's s², :func:`asymptotics.theory.first_gradient.correlation_norm_sq`)."""
+    return correlation_norm_sq(h1_star, label_energy, alpha0)
 
 
 def spike_strength(eta_tilde: float, alpha0: float, h1: float, h1_star: float, label_energy: float) -> float:

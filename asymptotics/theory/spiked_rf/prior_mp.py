@@ -2,7 +2,7 @@ r"""Prior traces of the ridge readout (uniform readout), in closed form over the
 or as finite sums over a given spectrum (the authors' finite-d approach).
 
 With Ω = W̃ΠW̃ᵀ = Σᵢ λᵢ eᵢeᵢᵀ, S(λ) = λ_r + V̂1 λ + V̂2, Fᵢ = p(eᵢᵀW̃v)², Hᵢ = p(eᵢᵀW̃ζ)²,
-G(λ) = q̂1 λ + q̂2 + t̂² F + ψ̂² H (``30-spiked-rf.md`` §4):
+G(λ) = q̂1 λ + q̂2 + t̂² F + ψ̂² H (docs/spiked-rf.md, "How it is computed"):
 
     V1 = ⟨λ/S⟩,  V2 = ⟨1/S⟩,  t = t̂ ⟨F/S⟩,  ψ = ψ̂ ⟨H/S⟩,  q1 = ⟨λG/S²⟩,  q2 = ⟨G/S²⟩,
 
@@ -102,7 +102,7 @@ def _check_s0(ridge, V2hat):
 
 
 def mp_prior_traces(ridge: float, V1hat: float, V2hat: float, c: float, beta: float) -> PriorTraces:
-    r"""Prior traces in closed form for λᵢ ~ c·MP(β), F = βc, H = βλ (``30-spiked-rf.md`` §5).
+    r"""Prior traces in closed form for λᵢ ~ c·MP(β), F = βc, H = βλ (docs/spiked-rf.md, "Prior").
 
     ∫ 1/S dν = A0/s0, ∫ λ/S dν = c A1/s0, ∫ 1/S² dν = B0/s0², ∫ λ/S² dν = c B1/s0²,
     ∫ λ²/S² dν = c² B2/s0², with u = V̂1 c/s0.

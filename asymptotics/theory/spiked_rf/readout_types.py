@@ -1,6 +1,6 @@
 r"""K readout types: the prior traces as a block (operator-valued) Marchenko–Pastur problem.
 
-Neuron j has type k(j) with proportion πₖ, bulk variance cₖ and spike r u⁽ᵏ⁾ (``30-spiked-rf.md`` §7).
+Neuron j has type k(j) with proportion πₖ, bulk variance cₖ and spike r u⁽ᵏ⁾ (docs/spiked-rf.md, "K readout types").
 The prior operator of the ridge readout is
 
     A = D + Ω ⊙ V̂1,   D = diag(λ_r + V̂2_k(j)),   (Ω ⊙ V̂1)_ij = Ω_ij V̂1_{k(i)k(j)},

@@ -1,4 +1,4 @@
-r"""Special cases and bounds of the spiked-RF theory (``30-spiked-rf.md`` §6).
+r"""Special cases and bounds of the spiked-RF theory (docs/spiked-rf.md, "Special cases").
 
 - r = 0 (no step: η̃ = 0): the cGET coefficients are constants and the fixed point reduces to the
   Gaussian-equivalent random-features ridge. In the Cui convention (λ not rescaled, α/β = n/p)
