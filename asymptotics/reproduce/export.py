@@ -252,6 +252,7 @@ def write_table(rows: Sequence[dict], stem: str | os.PathLike, *, meta: dict | N
     """Write ``stem.csv``, ``stem.parquet`` (full precision, all columns, meta in the schema),
     ``stem.tex`` and ``stem.md`` (``columns`` at ``precision`` digits), each atomically."""
     stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)  # the output tree is ours to create
     res = Result(rows=list(rows), meta=dict(meta or {}))
     paths = []
     for fmt in formats:
