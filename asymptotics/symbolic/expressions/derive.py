@@ -35,7 +35,7 @@ from functools import cached_property
 
 import sympy
 
-from ...errors import ParameterError
+from ...errors import ExpressionError, ParameterError
 from ..differentiate import implicit_derivatives
 from ..pencil import Pencil
 from ..pencils import LATEX_NAMES
@@ -64,6 +64,9 @@ class Derivation:
     constants : dict name → value supplied automatically (activation constants)
     timings : dict step → seconds (derivation)
     raw_blocks : blocks of each trace's pencil before reduction
+    free_determinant : det q0 (the continuation starts where it is nonzero)
+    full : the pruned Dyson system before elimination (no denominators): every solution of
+        ``system`` is checked against it, and a point that fails is solved on it instead
     """
 
     expression: str
@@ -73,6 +76,8 @@ class Derivation:
     constants: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     raw_blocks: tuple = ()
+    free_determinant: sympy.Expr = sympy.Integer(1)
+    full: EquationSystem | None = None
 
     # ------------------------------------------------------------------ the equations
     @cached_property
@@ -135,6 +140,10 @@ class Derivation:
         t0 = time.perf_counter()
         D = implicit_derivatives(self.system, sym, outputs=["value"])
         D = D.with_(outputs={"value": D.outputs[f"dvalue_d{wrt}"]}, name=f"{self.system.name}_d{wrt}")
+        full = None
+        if self.full is not None:
+            full = implicit_derivatives(self.full, sym, outputs=["value"])
+            full = full.with_(outputs={"value": full.outputs[f"dvalue_d{wrt}"]})
         timings = dict(self.timings, derivative=time.perf_counter() - t0)
         return Derivation(
             f"d/d{wrt} [{self.expression}]",
@@ -144,6 +153,8 @@ class Derivation:
             self.constants,
             timings,
             self.raw_blocks,
+            self.free_determinant,
+            full,
         )
 
     # ------------------------------------------------------------------ evaluation
@@ -155,11 +166,32 @@ class Derivation:
         return compile_system(self.system)
 
     @cached_property
+    def continuation(self):
+        """The compiled continuation driver bound to :attr:`compiled` (cached on disk)."""
+        from .evaluate import continuation_module
+
+        return continuation_module(self.compiled.lowered)
+
+    @cached_property
     def python_backend(self):
         """The uncompiled evaluator (:class:`~.evaluate.PythonBackend`)."""
         from .evaluate import PythonBackend
 
         return PythonBackend(self.system)
+
+    @cached_property
+    def full_backend(self):
+        """The uncompiled evaluator of the full (unreduced) system, for points that fail the check."""
+        from .evaluate import PythonBackend
+
+        return PythonBackend(self.full)
+
+    @cached_property
+    def full_check(self):
+        """The check of reduced solutions against the full Dyson equations (:class:`~.evaluate.FullCheck`)."""
+        from .evaluate import FullCheck
+
+        return FullCheck(self.system, self.full)
 
     def grid(
         self, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
@@ -209,14 +241,21 @@ def derive(
     times["parse"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     A = assemble(parsed, decl, name=name)
+    det = sympy.factor(sympy.Matrix(A.pencil.q0).det())
+    if det == 0:
+        raise ExpressionError(
+            f"{parsed.text!r} is singular when the Gaussian matrices vanish (an inverse without a "
+            "deterministic part, e.g. inv(X.T@X/n)): the continuation from the free limit has no start; "
+            "add a ridge, e.g. inv(X.T@X/n + lam*I), and take lam small"
+        )
     times["linearise"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     full = dyson_equations(A, name)
     times["dyson"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    red = reduce_system(full, A.pencil, prefer=A.value.free_symbols)
+    red = reduce_system(full, A.pencil, prefer=full.outputs["value"].free_symbols)
     times["eliminate"] = time.perf_counter() - t0
-    return Derivation(parsed.text, decl, A.pencil, red, constants, times, A.raw_blocks)
+    return Derivation(parsed.text, decl, A.pencil, red, constants, times, A.raw_blocks, det, full)
 
 
 def activation_constants(spec, *, center: bool = True, name: str = "student") -> dict:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..dyson import dyson_system, self_energy, trace_matrix
+from ..dyson import dyson_system, self_energy, trace_matrix, trace_symbol
 from ..eliminate import numerator
 from ..system import EquationSystem
 from .assemble import SCALE, Assembled
@@ -45,13 +45,16 @@ LOOKAHEAD = 6
 def dyson_equations(A: Assembled, name: str) -> EquationSystem:
     """The Dyson system of ``A.pencil`` restricted to the needed columns, output ``value``."""
     P = A.pencil
-    full = dyson_system(P, outputs={"value": A.value}, name=name, homotopy=(SCALE, 0.0))
     G = trace_matrix(P)
     where = {G[i, j]: (i, j) for i in range(P.blocks) for j in range(P.blocks) if G[i, j] != 0}
+    # block traces of the value outside the Dyson support vanish identically
+    names = {trace_symbol(i + 1, j + 1, P.blocks) for i in range(P.blocks) for j in range(P.blocks)}
+    value = A.value.xreplace({g: 0 for g in (A.value.free_symbols & names) - set(where)})
+    full = dyson_system(P, outputs={"value": value}, name=name, homotopy=(SCALE, 0.0))
     sources = set()
     for e in self_energy(P, G):
         sources |= set(sympy.sympify(e).free_symbols) & set(where)
-    wanted = sources | (A.value.free_symbols & set(where))
+    wanted = sources | (value.free_symbols & set(where))
     cols = {where[g][1] for g in wanted}
     keep = [k for k, u in enumerate(full.unknowns) if where[u][1] in cols]
     return EquationSystem(

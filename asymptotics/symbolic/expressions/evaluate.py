@@ -15,6 +15,7 @@ This is the one module of :mod:`asymptotics.symbolic.expressions` that uses the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import sympy
@@ -31,14 +32,19 @@ __all__ = [
     "evaluate_point",
     "BRANCHES",
     "BACKENDS",
-    "HOMOTOPY_STEPS",
+    "STEPS",
+    "continuation_module",
 ]
 
 BRANCHES = ("scale", "grid")
 BACKENDS = ("compiled", "python")
-#: Continuation steps in t: first try, then the retry of the points that failed.
-HOMOTOPY_STEPS = (16, 400)
+#: Continuation in t: first step, smallest step, largest step, largest corrector move (relative).
+STEPS = (0.125, 1e-7, 0.25, 0.1)
+_TEMPLATE = Path(__file__).with_name("_continuation_template.py")
 _MAX_STEPS = 100
+#: A solution of the reduced system is accepted when it solves the full Dyson equations to this
+#: scaled residual (back-substitution loses a few digits where a pivot is small).
+CHECK_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -123,39 +129,68 @@ def _columns(D, at) -> tuple[dict, bool]:
     return cols, cplx
 
 
+def _check_free_limit(D, full: dict, dt, params: dict):
+    """Refuse points where det q0 = 0: there the continuation from the free limit has no start."""
+    det = D.free_determinant
+    if det.is_number:
+        return
+    syms = sorted(det.free_symbols, key=lambda s: s.name)
+    f = sympy.lambdify(syms, det, modules="numpy")
+    with np.errstate(all="ignore"):
+        v = np.broadcast_to(np.asarray(f(*[full[s.name] for s in syms]), dtype=dt), (len(full[SCALE.name]),))
+    bad = np.flatnonzero(~(np.abs(v) > 0) | ~np.isfinite(v))
+    if bad.size:
+        i = int(bad[0])
+        where = {k: _plain(c[i]) for k, c in params.items()}
+        raise ParameterError(
+            "at",
+            where,
+            f"a point where the pencil's deterministic part is invertible (det q0 = {det} vanishes there: "
+            "the continuation from the free limit has no start)",
+        )
+
+
+def continuation_module(lowered):
+    """The compiled continuation driver for a lowered system (``_continuation_template.py``
+    bound to its generated module; cached on disk like every generated module)."""
+    from ...codegen.templates import load_template
+
+    name = lowered.module.__name__
+    bindings = {k: (name, k) for k in ("start", "outputs", "newton")}
+    return load_template(_TEMPLATE, bindings, origin=lowered.name, prefix="cont")
+
+
 def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
     C = D.compiled
-    names = [p.name for p in D.system.parameters]
-    P = np.ascontiguousarray(np.column_stack([full[k] for k in names]).astype(dt))
-    # a non-finite starting point makes the generated driver continue every point in t from 0
-    X0 = np.full((1, len(D.system.unknowns)), np.nan, dtype=dt)
-    hi, hv = C.lowered.homotopy
-    mod = C.module
+    P = np.ascontiguousarray(_params(D.system, full, dt))
+    t_index = [p.name for p in D.system.parameters].index(SCALE.name)
+    cont = D.continuation
+    n_out = len(C.outputs)
     with np.errstate(all="ignore"):
-        _, status, iters, resid, Y = mod.solve_grid(
-            X0, P, atol, rtol, _MAX_STEPS, warm, int(hi), dt(hv), HOMOTOPY_STEPS[0]
-        )
-        retry = np.flatnonzero(status != 0)
-        if retry.size:
-            _, s2, i2, r2, Y2 = mod.solve_grid(
-                X0,
-                np.ascontiguousarray(P[retry]),
-                atol,
-                rtol,
-                _MAX_STEPS,
-                False,
-                int(hi),
-                dt(hv),
-                HOMOTOPY_STEPS[1],
+        if not warm:
+            X, status, iters, resid, Y = cont.continue_grid(P, n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS)
+        else:
+            # the first point by continuation in t, the others warm-started from their neighbour
+            X, status, iters, resid, Y = cont.continue_grid(
+                P[:1], n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS
             )
-            status, iters, resid, Y = status.copy(), iters.copy(), resid.copy(), Y.copy()
-            status[retry], resid[retry], Y[retry] = s2, r2, Y2
-            iters[retry] += i2
+            # starting rows: the first point's solution, NaN elsewhere (a failed warm start is
+            # then not retried from a guess but continued in t below)
+            X0 = np.full((P.shape[0], X.shape[1]), np.nan, dtype=dt)
+            X0[0] = X[0]
+            X, status, iters, resid, Y = C.module.solve_grid(
+                X0, P, atol, rtol, _MAX_STEPS, True, -1, dt(0), 1
+            )
+            retry = np.flatnonzero(status != 0)
+            if retry.size:
+                X2, s2, i2, r2, Y2 = cont.continue_grid(
+                    np.ascontiguousarray(P[retry]), n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS
+                )
+                X, status, iters, resid, Y = X.copy(), status.copy(), iters.copy(), resid.copy(), Y.copy()
+                X[retry], status[retry], resid[retry], Y[retry] = X2, s2, r2, Y2
+                iters[retry] += i2
     value = Y[:, list(C.outputs).index("value")].astype(dt)
-    status = status.astype(np.int64)
-    status[(status == 0) & ~np.isfinite(value)] = int(Status.NONFINITE)
-    value = np.where(status == 0, value, np.nan)
-    return value, status, iters, resid
+    return X.astype(dt), value, status.astype(np.int64), iters.astype(np.int64), resid.astype(float)
 
 
 class PythonBackend:
@@ -174,50 +209,126 @@ class PythonBackend:
         self.t_index = ps.index(SCALE)
 
     def solve(self, p, atol, rtol):
+        """The continuation of the compiled driver (``_continuation_template.py``), in Python."""
         from ...solvers import Newton, root
 
         cfg = Newton(atol=atol, rtol=rtol, max_steps=_MAX_STEPS)
+        h0, hmin, hmax, delta = STEPS
         q = p.copy()
-        q[self.t_index] = 0
-        x = np.asarray(self.x0(q), dtype=p.dtype)
-        t, h, its, res = 0.0, 0.125, 0, np.inf
-        while t < 1.0:
-            tn = min(1.0, t + h)
-            q[self.t_index] = tn
+
+        def newton(x0):
             with np.errstate(all="ignore"):
-                r = root(
-                    lambda y, q=q: np.asarray(self.F(y, q), dtype=p.dtype),
-                    x,
-                    jac=lambda y, q=q: np.asarray(self.J(y, q), dtype=p.dtype),
+                return root(
+                    lambda y: np.asarray(self.F(y, q), dtype=p.dtype),
+                    x0,
+                    jac=lambda y: np.asarray(self.J(y, q), dtype=p.dtype),
                     solver=cfg,
                     on_failure="return",
                 )
+
+        q[self.t_index] = 0
+        with np.errstate(all="ignore"):
+            x0 = np.asarray(self.x0(q), dtype=p.dtype)
+        if not np.all(np.isfinite(x0)):
+            return x0, int(Status.NONFINITE), 0, np.inf, np.nan
+        r = newton(x0)
+        x, its, res = np.asarray(r.value, dtype=p.dtype), r.iterations, r.residual
+        if not r.converged:
+            return x, int(r.status), its, res, np.nan
+        t, h, xprev, tprev = 0.0, h0, x, -1.0
+        while t < 1.0:
+            tn = min(1.0, t + h)
+            xp = x + (x - xprev) * ((tn - t) / (t - tprev)) if tprev >= 0 else x.copy()
+            q[self.t_index] = tn
+            r = newton(xp)
             its += r.iterations
-            if r.converged:
-                t, x, res = tn, np.asarray(r.value, dtype=p.dtype), r.residual
-                h = min(0.25, 1.5 * h)
+            xn = np.asarray(r.value, dtype=p.dtype)
+            with np.errstate(all="ignore"):
+                dist = float(np.max(np.abs(xn - xp) / np.maximum(1.0, np.abs(xp))))
+            if r.converged and dist <= delta:
+                xprev, tprev, x, t, res = x, t, xn, tn, r.residual
+                if dist < 0.25 * delta:
+                    h = min(hmax, 2 * h)
             else:
                 h /= 2
-                if h < 1.0 / HOMOTOPY_STEPS[1]:
-                    return x, int(r.status), its, r.residual, np.nan
+                if h < hmin:
+                    return (
+                        x,
+                        int(r.status) if not r.converged else int(Status.SINGULAR),
+                        its,
+                        r.residual,
+                        np.nan,
+                    )
         with np.errstate(all="ignore"):
             v = self.out(x, p)
         return x, 0, its, res, v
 
 
-def _solve_python(D, full: dict, dt, atol: float, rtol: float):
-    names = [p.name for p in D.system.parameters]
-    P = np.column_stack([full[k] for k in names]).astype(dt)
-    B = D.python_backend
+def _params(system, full: dict, dt):
+    return np.column_stack([full[p.name] for p in system.parameters]).astype(dt)
+
+
+def _solve_python(B, P, dt, atol: float, rtol: float, nx: int):
     n = P.shape[0]
+    X = np.full((n, nx), np.nan, dtype=dt)
     value = np.full(n, np.nan, dtype=dt)
     status = np.zeros(n, dtype=np.int64)
     iters = np.zeros(n, dtype=np.int64)
     resid = np.zeros(n)
     for i in range(n):
-        _, status[i], iters[i], resid[i], value[i] = B.solve(P[i], atol, rtol)
-    status[(status == 0) & ~np.isfinite(value)] = int(Status.NONFINITE)
-    value = np.where(status == 0, value, np.nan)
+        X[i], status[i], iters[i], resid[i], value[i] = B.solve(P[i], atol, rtol)
+    return X, value, status, iters, resid
+
+
+class FullCheck:
+    """Every solution of the reduced system, checked against the full (pruned, unreduced) Dyson
+    equations: the eliminated g_ij are computed from the kept ones and the scaled residual
+    max_i |F_i|/max(1, |g_i|) of the full equations is evaluated (vectorised over the grid).
+    Multiplying through by denominators can add solutions where a denominator vanishes; there
+    the back-substitution blows up and the check fails, and the point is solved again on the
+    full system (which has no denominators)."""
+
+    def __init__(self, reduced, full):
+        # the g_ij (tangents d<g>_d<p> of a derivative are determined by them, linearly)
+        base = [u for u in full.unknowns if not u.name.startswith("d")]
+        self.base = base
+        ps = list(reduced.parameters)
+        subs = [reduced.expand_eliminated(u) for u in base]
+        self.back = sympy.lambdify([list(reduced.unknowns), ps], subs, modules="numpy")
+        eqs = [full.equations[full.unknowns.index(u)] for u in base]  # equation k belongs to unknown k
+        self.residual = sympy.lambdify([base, ps], eqs, modules="numpy")
+        self.trivial = not reduced.eliminated
+
+    def __call__(self, X, P) -> np.ndarray:
+        n = X.shape[0]
+        if self.trivial or n == 0:
+            return np.zeros(n)
+        with np.errstate(all="ignore"):
+            g = [np.broadcast_to(np.asarray(v), (n,)) for v in self.back(list(X.T), list(P.T))]
+            r = [np.broadcast_to(np.asarray(v), (n,)) for v in self.residual(g, list(P.T))]
+            G = np.column_stack(g)
+            R = np.column_stack(r)
+            out = np.max(np.abs(R) / np.maximum(1.0, np.abs(G)), axis=1)
+        return np.where(np.isfinite(out), out, np.inf)
+
+
+def _check_and_repair(D, X, value, status, iters, resid, full: dict, dt, atol, rtol):
+    """The full-system check of every converged point (:class:`FullCheck`); failing points are
+    solved on the full system (uncompiled, adaptive continuation in t)."""
+    if D.full is None:
+        return value, status, iters, resid
+    P = _params(D.system, full, dt)
+    ok = status == 0
+    fres = np.full(len(status), np.inf)
+    fres[ok] = D.full_check(X[ok], P[ok])
+    resid = np.where(ok, np.maximum(resid, fres), resid)
+    bad = np.flatnonzero(ok & ~(fres <= CHECK_TOL))
+    if bad.size:
+        Pf = _params(D.full, {k: v[bad] for k, v in full.items()}, dt)
+        _, v2, s2, i2, r2 = _solve_python(D.full_backend, Pf, dt, atol, rtol, len(D.full.unknowns))
+        value, status, iters, resid = value.copy(), status.copy(), iters.copy(), resid.copy()
+        value[bad], status[bad], resid[bad] = v2, s2, r2
+        iters[bad] += i2
     return value, status, iters, resid
 
 
@@ -243,14 +354,23 @@ def evaluate_grid(
     for k, v in D.constants.items():
         full[k] = np.full(n, v, dtype=dt)
     full[SCALE.name] = np.ones(n, dtype=dt)
+    _check_free_limit(D, full, dt, params)
     if backend == "python":
-        value, status, iters, resid = _solve_python(D, full, dt, float(atol), float(rtol))
+        P = _params(D.system, full, dt)
+        X, value, status, iters, resid = _solve_python(
+            D.python_backend, P, dt, float(atol), float(rtol), len(D.system.unknowns)
+        )
         method = "newton (python, lambdified), adaptive continuation in the Gaussian scale t from 0"
     else:
-        value, status, iters, resid = _solve(D, full, dt, branch == "grid", float(atol), float(rtol))
+        X, value, status, iters, resid = _solve(D, full, dt, branch == "grid", float(atol), float(rtol))
         method = "newton (compiled), continuation in the Gaussian scale t from 0" + (
             ", warm starts along the grid" if branch == "grid" else ""
         )
+    value, status, iters, resid = _check_and_repair(
+        D, X, value, status, iters, resid, full, dt, float(atol), float(rtol)
+    )
+    status[(status == 0) & ~np.isfinite(value)] = int(Status.NONFINITE)
+    value = np.where(status == 0, value, np.nan)
     shown = {
         k: (v if np.iscomplexobj(v) and np.any(v.imag != 0) else v.real.copy()) for k, v in params.items()
     }

@@ -35,7 +35,7 @@ which keeps Q affine in the Gaussian matrices (one factor of each product is det
 leaves every other block of Q⁻¹ unchanged. Blocks that are not connected to u and v (through Q or
 through a shared Gaussian matrix) are pruned. A diagonal ±1 similarity makes the signs readable.
 
-Example: ``inv(W@W.T - z*I)`` reduces from 7 blocks to the 2×2 Marchenko–Pastur pencil
+Example: ``inv(W@W.T - z*I)`` reduces from 6 blocks to the 2×2 Marchenko–Pastur pencil
 [[−z, W], [Wᵀ, −I]] of ``docs/engine.md`` (g₁₁ = m̄(z)).
 """
 

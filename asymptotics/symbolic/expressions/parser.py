@@ -211,7 +211,8 @@ class _Walker:
         for v in (a, b):
             if isinstance(v, ScalarValue):
                 raise ExpressionError(
-                    f"'@' needs two matrices in {_token(node)!r}: {v.value} is a scalar (use '*')"
+                    f"'@' needs two matrices in {_token(node)!r}: {v.value} is a scalar (use '*'; the matrices "
+                    "are the declared Gaussian ones and I: a deterministic matrix other than c*I is not supported)"
                 )
         if isinstance(a, UnsizedIdentity) and isinstance(b, UnsizedIdentity):
             return UnsizedIdentity(a.coeff * b.coeff, a.order + b.order)
@@ -418,6 +419,11 @@ def parse(text: str, decl: Declarations, *, params=None, constants=()) -> Parsed
         raise ExpressionError(f"expression too large: {count} syntax nodes (at most {MAX_NODES})")
     _depth(tree, MAX_DEPTH)
     w = _Walker(decl, params, constants)
+    for st in tree.body:
+        if not isinstance(st, (ast.Assign, ast.Expr)):
+            raise ExpressionError(
+                f"statement not allowed: {_token(st)!r} (only NAME = EXPR definitions and the value)"
+            )
     if not tree.body or not isinstance(tree.body[-1], ast.Expr):
         raise ExpressionError("the expression must end with the value to compute, e.g. tr(inv(A + lam*I))")
     value = None
