@@ -16,7 +16,7 @@ Marchenko–Pastur Stieltjes transform at −λ with ratio n/d = 2:
 """
 
 from .declarations import Declarations, declare
-from .derive import Derivation, activation_constants, derive
+from .derivation import Derivation, activation_constants, derive
 from .parser import Parsed, parse
 
 __all__ = ["derive", "Derivation", "declare", "Declarations", "parse", "Parsed", "activation_constants"]

@@ -6,7 +6,7 @@ Every distinct trace tr(M_k) of the expression is realised and reduced separatel
 traces are the same matrices, and the Dyson support keeps the parts apart), with blocks of
 relative sizes r_dim (the declared ratios) and Gaussian entries of variance t²·v/L. The **scale**
 t multiplies every Gaussian matrix: at t = 0 the pencil is deterministic and g = q0⁻¹ exactly,
-which is where the solvers start (continuation in t, see :mod:`.derive`); at t = 1 it is the
+which is where the solvers start (continuation in t, see :mod:`.derivation`); at t = 1 it is the
 expression.
 
 The value is the parsed scalar with each placeholder replaced by

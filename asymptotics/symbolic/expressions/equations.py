@@ -11,7 +11,7 @@ elimination with pivots that are safe on the continuation path.
    a·u + b = 0 of degree one in u (u = −b/a, numerators kept), when the pivot a is nonzero on the
    free limit: a at t = 0 and g = q0⁻¹ must be a nonzero number, or a product of factors of
    det q0 (nonzero wherever the start g = q0⁻¹ exists). Unknown-free pivots first, then the
-   smallest. This keeps the Jacobian regular at t = 0, so the continuation of :mod:`.derive`
+   smallest. This keeps the Jacobian regular at t = 0, so the continuation of :mod:`.derivation`
    starts from a regular solution and multiplying through by denominators adds no solution on
    its path. Elimination stops when no pivot is safe or when the equations would exceed a size
    budget (then more unknowns are kept).

@@ -1,12 +1,21 @@
-r"""Evaluating a :class:`~.derive.Derivation`: the compiled solver over a grid of parameters.
+r"""Evaluating a :class:`~.derivation.Derivation`: the compiled solver over a grid of parameters.
 
 The reduced system (with the Gaussian scale t as a parameter) is lowered once by
-:func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached) and solved by its
-compiled ``solve_grid``: at every point Newton (generated Jacobian, Armijo line search) along the
-continuation t = 0 → 1 in equal steps, starting from the exact free-limit solution g = q0⁻¹ at
-t = 0; points that fail are retried with finer steps. The value is the system's output, checked
-to be finite. Residuals are ``max_i |F_i| / max(1, |x_i|)`` of the reduced equations, status
-codes those of :class:`asymptotics.solvers.Status`.
+:func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached: residual,
+Jacobian, outputs, start, Newton with Armijo line search); the continuation driver
+``_continuation_template.py`` is bound to it by :func:`asymptotics.codegen.templates.load_template`
+(also cached). At every point: the exact free-limit solution g = q0⁻¹ at t = 0, then steps
+t → 1 with a secant predictor and Newton corrector, a step accepted only when Newton converges
+and moves the prediction by at most ``STEPS[3]`` (relative), halved otherwise down to
+``STEPS[1]`` (then the point fails with status 3). ``branch="grid"`` warm-starts each point from
+the previous converged one instead (a failed warm start is continued in t).
+
+Every converged point is checked against the full Dyson equations (:class:`FullCheck`) and
+re-solved on them if it fails; the residual reported is the larger of the reduced and the full
+scaled residual ``max_i |F_i| / max(1, |x_i|)``, the status one of
+:class:`asymptotics.solvers.Status`; a non-finite value is status 2, never a silent NaN.
+``backend="python"`` runs the same algorithm with lambdified functions and
+:func:`asymptotics.solvers.root` (no compilation).
 
 This is the one module of :mod:`asymptotics.symbolic.expressions` that uses the solvers layer
 (it is imported only when a value is asked for).
@@ -335,7 +344,7 @@ def _check_and_repair(D, X, value, status, iters, resid, full: dict, dt, atol, r
 def evaluate_grid(
     D, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
 ) -> ExpressionGrid:
-    """See :meth:`~.derive.Derivation.grid`."""
+    """See :meth:`~.derivation.Derivation.grid`."""
     if backend not in BACKENDS:
         raise ParameterError("backend", backend, f"one of {', '.join(BACKENDS)}")
     if branch not in BRANCHES:
@@ -390,7 +399,7 @@ def evaluate_grid(
 def evaluate_point(
     D, at: dict, *, backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
 ) -> SolverResult:
-    """See :meth:`~.derive.Derivation.value`."""
+    """See :meth:`~.derivation.Derivation.value`."""
     if not isinstance(at, dict):
         raise ParameterError("at", at, "a dict {parameter: number}")
     for k, v in at.items():

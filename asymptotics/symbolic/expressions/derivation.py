@@ -8,16 +8,21 @@ r"""The chain: expression → pencil → matrix Dyson equations → reduced syst
 **Branch.** The Dyson equations have several solutions; the one computed is the continuation in
 the Gaussian scale t (every Gaussian matrix multiplied by t) from t = 0, where the pencil is
 deterministic and g = q0⁻¹ exactly, to t = 1, at fixed parameters: the branch analytic in t
-through the free limit, i.e. the one whose expansion in t is the moment (Neumann) series of
-the resolvent. It is the physical branch as long as the pencil stays invertible along the
-path: for a resolvent at z = −λ < 0 of a positive matrix, or at complex z off the real axis
-(Im z > 0 gives Im m(z) > 0), every point of the path is. Real z inside the spectrum has no
-real solution: give z a small imaginary part (``z=x+0.01j``, or write ``(x + 1j*eps)`` in the
-expression). Each point is continued independently (``branch="scale"``, the default);
-``branch="grid"`` warm-starts each grid point from the previous one (faster on fine grids; a
-point that fails is continued in t). Expressions whose deterministic part is singular (an
-inverse with no deterministic term, e.g. ``inv(X.T@X/d)``) have no free start; they are
-refused at evaluation with the parameter that makes q0 singular.
+through the free limit, whose expansion in t is the moment (Neumann) series of the resolvent.
+It is the physical branch as long as the pencil stays invertible along the path: for a
+resolvent at z = −λ < 0 of a positive matrix, or at complex z off the real axis (Im z > 0 gives
+Im m(z) > 0), every point of the path is. The path is followed by a secant predictor and Newton
+corrector whose step is halved whenever the corrector moves by more than 10 % (Newton leaving
+the branch), so a rapidly varying path (z near the spectrum, λ → 0) is resolved rather than
+jumped. Every solution of the reduced equations is then checked against the full Dyson
+equations (:class:`~.evaluate.FullCheck`): elimination multiplies through by denominators and can
+add solutions where one vanishes; such points are re-solved on the full system. Real z inside
+the spectrum has no real solution: give z a small imaginary part (``z=x+0.01j``, or write
+``(x + 1j*eps)``). ``branch="scale"`` (default) continues every point independently;
+``branch="grid"`` warm-starts each point from its neighbour (faster on fine grids; a point whose
+warm start fails is continued in t). Expressions whose deterministic part is singular (an
+inverse with no deterministic term, e.g. ``inv(X.T@X/d)``) have no free start and are refused;
+so are points where det q0 vanishes (λ = 0): take λ small instead.
 
 >>> D = derive("tr(inv(W@W.T/d - z*I))", dims="W:d,N", ratios="N/d=psi2")
 >>> D.equations                                       # the Marchenko–Pastur quadratic, m̄ = g11
