@@ -1,0 +1,419 @@
+r"""Evaluating a :class:`~.derivation.Derivation`: the compiled solver over a grid of parameters.
+
+The reduced system (with the Gaussian scale t as a parameter) is lowered once by
+:func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached: residual,
+Jacobian, outputs, start, Newton with Armijo line search); the continuation driver
+``_continuation_template.py`` is bound to it by :func:`asymptotics.codegen.templates.load_template`
+(also cached). At every point: the exact free-limit solution g = q0⁻¹ at t = 0, then steps
+t → 1 with a secant predictor and Newton corrector, a step accepted only when Newton converges
+and moves the prediction by at most ``STEPS[3]`` (relative), halved otherwise down to
+``STEPS[1]`` (then the point fails with status 3). ``branch="grid"`` warm-starts each point from
+the previous converged one instead (a failed warm start is continued in t).
+
+Every converged point is checked against the full Dyson equations (:class:`FullCheck`) and
+re-solved on them if it fails; the residual reported is the larger of the reduced and the full
+scaled residual ``max_i |F_i| / max(1, |x_i|)``, the status one of
+:class:`asymptotics.solvers.Status`; a non-finite value is status 2, never a silent NaN.
+``backend="python"`` runs the same algorithm with lambdified functions and
+:func:`asymptotics.solvers.root` (no compilation).
+
+This is the one module of :mod:`asymptotics.symbolic.expressions` that uses the solvers layer
+(it is imported only when a value is asked for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sympy
+
+from ...errors import ConvergenceError, ParameterError
+from ...grids import cartesian
+from ...solvers import SolverResult, Status
+from .assemble import SCALE
+
+__all__ = [
+    "ExpressionGrid",
+    "PythonBackend",
+    "evaluate_grid",
+    "evaluate_point",
+    "BRANCHES",
+    "BACKENDS",
+    "STEPS",
+    "continuation_module",
+]
+
+BRANCHES = ("scale", "grid")
+BACKENDS = ("compiled", "python")
+#: Continuation in t: first step, smallest step, largest step, largest corrector move (relative).
+STEPS = (0.125, 1e-7, 0.25, 0.1)
+_TEMPLATE = Path(__file__).with_name("_continuation_template.py")
+_MAX_STEPS = 100
+#: A solution of the reduced system is accepted when it solves the full Dyson equations to this
+#: scaled residual (back-substitution loses a few digits where a pivot is small).
+CHECK_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class ExpressionGrid:
+    """Values over a grid of n points.
+
+    Attributes: ``params`` {name: (n,) array}; ``value`` (n,) (float, or complex for complex
+    arguments; NaN where the status is not 0); ``status``, ``iterations`` (Newton steps, all
+    continuation steps together), ``residual`` (n,); ``method`` (how it was solved).
+    """
+
+    params: dict
+    value: np.ndarray
+    status: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
+    method: str
+
+    def __len__(self):
+        return self.value.shape[0]
+
+    @property
+    def converged(self) -> bool:
+        return bool(np.all(self.status == Status.CONVERGED))
+
+    def rows(self) -> list:
+        """One dict per point: the parameters, ``value`` (or ``value_re`` and ``value_im`` when
+        complex), ``status`` (label), ``iterations``, ``residual``."""
+        cplx = np.iscomplexobj(self.value)
+        out = []
+        for i in range(len(self)):
+            row = {k: _plain(v[i]) for k, v in self.params.items()}
+            if cplx:
+                row["value_re"] = float(self.value[i].real)
+                row["value_im"] = float(self.value[i].imag)
+            else:
+                row["value"] = float(self.value[i])
+            row.update(
+                status=Status(int(self.status[i])).label,
+                iterations=int(self.iterations[i]),
+                residual=float(self.residual[i]),
+            )
+            out.append(row)
+        return out
+
+
+def _plain(v):
+    v = complex(v)
+    return v.real if v.imag == 0 else str(v)
+
+
+def _columns(D, at) -> tuple[dict, bool]:
+    """Validated parameter columns and whether the solve is complex."""
+    if not isinstance(at, dict):
+        raise ParameterError("at", at, "a dict {parameter: value or 1-D sequence}")
+    for k in at:
+        if k in D.constants:
+            raise ParameterError(k, at[k], "not given (it is an activation constant, set by the activation)")
+    unknown = [k for k in at if k not in D.parameters]
+    missing = [k for k in D.parameters if k not in at]
+    if unknown or missing:
+        raise ParameterError(
+            "at",
+            sorted(at),
+            f"values for exactly {', '.join(D.parameters) or '(no parameters)'}"
+            + (f" (missing {', '.join(missing)})" if missing else "")
+            + (f" (not in the expression: {', '.join(unknown)})" if unknown else ""),
+        )
+    cols = {}
+    for k, v in at.items():
+        arr = np.atleast_1d(np.asarray(v))
+        if arr.dtype.kind not in "biufc" or arr.ndim != 1 or arr.size == 0:
+            raise ParameterError(k, v, "a real or complex number, or a 1-D sequence of them")
+        if not np.all(np.isfinite(arr)):
+            raise ParameterError(k, v, "finite")
+        cols[k] = arr
+    for k in {s.name for s in D.declarations.parameters} & set(cols):
+        a = cols[k]
+        if np.iscomplexobj(a) or np.any(a <= 0):
+            raise ParameterError(k, at[k], "> 0 (it sets a dimension ratio or a variance)")
+    cplx = any(np.iscomplexobj(a) for a in cols.values()) or any(e.has(sympy.I) for e in D.system.equations)
+    return cols, cplx
+
+
+def _check_free_limit(D, full: dict, dt, params: dict):
+    """Refuse points where det q0 = 0: there the continuation from the free limit has no start."""
+    det = D.free_determinant
+    if det.is_number:
+        return
+    syms = sorted(det.free_symbols, key=lambda s: s.name)
+    f = sympy.lambdify(syms, det, modules="numpy")
+    with np.errstate(all="ignore"):
+        v = np.broadcast_to(np.asarray(f(*[full[s.name] for s in syms]), dtype=dt), (len(full[SCALE.name]),))
+    bad = np.flatnonzero(~(np.abs(v) > 0) | ~np.isfinite(v))
+    if bad.size:
+        i = int(bad[0])
+        where = {k: _plain(c[i]) for k, c in params.items()}
+        raise ParameterError(
+            "at",
+            where,
+            f"a point where the pencil's deterministic part is invertible (det q0 = {det} vanishes there: "
+            "the continuation from the free limit has no start)",
+        )
+
+
+def continuation_module(lowered):
+    """The compiled continuation driver for a lowered system (``_continuation_template.py``
+    bound to its generated module; cached on disk like every generated module)."""
+    from ...codegen.templates import load_template
+
+    name = lowered.module.__name__
+    bindings = {k: (name, k) for k in ("start", "outputs", "newton")}
+    return load_template(_TEMPLATE, bindings, origin=lowered.name, prefix="cont")
+
+
+def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
+    C = D.compiled
+    P = np.ascontiguousarray(_params(D.system, full, dt))
+    t_index = [p.name for p in D.system.parameters].index(SCALE.name)
+    cont = D.continuation
+    n_out = len(C.outputs)
+    with np.errstate(all="ignore"):
+        if not warm:
+            X, status, iters, resid, Y = cont.continue_grid(P, n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS)
+        else:
+            # the first point by continuation in t, the others warm-started from their neighbour
+            X, status, iters, resid, Y = cont.continue_grid(
+                P[:1], n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS
+            )
+            # starting rows: the first point's solution, NaN elsewhere (a failed warm start is
+            # then not retried from a guess but continued in t below)
+            X0 = np.full((P.shape[0], X.shape[1]), np.nan, dtype=dt)
+            X0[0] = X[0]
+            X, status, iters, resid, Y = C.module.solve_grid(
+                X0, P, atol, rtol, _MAX_STEPS, True, -1, dt(0), 1
+            )
+            retry = np.flatnonzero(status != 0)
+            if retry.size:
+                X2, s2, i2, r2, Y2 = cont.continue_grid(
+                    np.ascontiguousarray(P[retry]), n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS
+                )
+                X, status, iters, resid, Y = X.copy(), status.copy(), iters.copy(), resid.copy(), Y.copy()
+                X[retry], status[retry], resid[retry], Y[retry] = X2, s2, r2, Y2
+                iters[retry] += i2
+    value = Y[:, list(C.outputs).index("value")].astype(dt)
+    return X.astype(dt), value, status.astype(np.int64), iters.astype(np.int64), resid.astype(float)
+
+
+class PythonBackend:
+    """The same equations evaluated without compilation (``backend="python"``): residual,
+    Jacobian, value and start by :func:`sympy.lambdify`, Newton by :func:`asymptotics.solvers.root`
+    at each step of an adaptive continuation in t (step halved on failure, grown after
+    success). Slower per point, no compilation: for a few points, and as a cross-check of the
+    generated code."""
+
+    def __init__(self, system):
+        xs, ps = list(system.unknowns), list(system.parameters)
+        self.F = sympy.lambdify([xs, ps], list(system.equations), modules="numpy")
+        self.J = sympy.lambdify([xs, ps], system.jacobian().tolist(), modules="numpy")
+        self.out = sympy.lambdify([xs, ps], system.output_expressions()["value"], modules="numpy")
+        self.x0 = sympy.lambdify([ps], [system.start.get(u, sympy.Integer(0)) for u in xs], modules="numpy")
+        self.t_index = ps.index(SCALE)
+
+    def solve(self, p, atol, rtol):
+        """The continuation of the compiled driver (``_continuation_template.py``), in Python."""
+        from ...solvers import Newton, root
+
+        cfg = Newton(atol=atol, rtol=rtol, max_steps=_MAX_STEPS)
+        h0, hmin, hmax, delta = STEPS
+        q = p.copy()
+
+        def newton(x0):
+            with np.errstate(all="ignore"):
+                return root(
+                    lambda y: np.asarray(self.F(y, q), dtype=p.dtype),
+                    x0,
+                    jac=lambda y: np.asarray(self.J(y, q), dtype=p.dtype),
+                    solver=cfg,
+                    on_failure="return",
+                )
+
+        q[self.t_index] = 0
+        with np.errstate(all="ignore"):
+            x0 = np.asarray(self.x0(q), dtype=p.dtype)
+        if not np.all(np.isfinite(x0)):
+            return x0, int(Status.NONFINITE), 0, np.inf, np.nan
+        r = newton(x0)
+        x, its, res = np.asarray(r.value, dtype=p.dtype), r.iterations, r.residual
+        if not r.converged:
+            return x, int(r.status), its, res, np.nan
+        t, h, xprev, tprev = 0.0, h0, x, -1.0
+        while t < 1.0:
+            tn = min(1.0, t + h)
+            xp = x + (x - xprev) * ((tn - t) / (t - tprev)) if tprev >= 0 else x.copy()
+            q[self.t_index] = tn
+            r = newton(xp)
+            its += r.iterations
+            xn = np.asarray(r.value, dtype=p.dtype)
+            with np.errstate(all="ignore"):
+                dist = float(np.max(np.abs(xn - xp) / np.maximum(1.0, np.abs(xp))))
+            if r.converged and dist <= delta:
+                xprev, tprev, x, t, res = x, t, xn, tn, r.residual
+                if dist < 0.25 * delta:
+                    h = min(hmax, 2 * h)
+            else:
+                h /= 2
+                if h < hmin:
+                    return (
+                        x,
+                        int(r.status) if not r.converged else int(Status.SINGULAR),
+                        its,
+                        r.residual,
+                        np.nan,
+                    )
+        with np.errstate(all="ignore"):
+            v = self.out(x, p)
+        return x, 0, its, res, v
+
+
+def _params(system, full: dict, dt):
+    return np.column_stack([full[p.name] for p in system.parameters]).astype(dt)
+
+
+def _solve_python(B, P, dt, atol: float, rtol: float, nx: int):
+    n = P.shape[0]
+    X = np.full((n, nx), np.nan, dtype=dt)
+    value = np.full(n, np.nan, dtype=dt)
+    status = np.zeros(n, dtype=np.int64)
+    iters = np.zeros(n, dtype=np.int64)
+    resid = np.zeros(n)
+    for i in range(n):
+        X[i], status[i], iters[i], resid[i], value[i] = B.solve(P[i], atol, rtol)
+    return X, value, status, iters, resid
+
+
+class FullCheck:
+    """Every solution of the reduced system, checked against the full (pruned, unreduced) Dyson
+    equations: the eliminated g_ij are computed from the kept ones and the scaled residual
+    max_i |F_i|/max(1, |g_i|) of the full equations is evaluated (vectorised over the grid).
+    Multiplying through by denominators can add solutions where a denominator vanishes; there
+    the back-substitution blows up and the check fails, and the point is solved again on the
+    full system (which has no denominators)."""
+
+    def __init__(self, reduced, full):
+        # the g_ij (tangents d<g>_d<p> of a derivative are determined by them, linearly)
+        base = [u for u in full.unknowns if not u.name.startswith("d")]
+        self.base = base
+        ps = list(reduced.parameters)
+        subs = [reduced.expand_eliminated(u) for u in base]
+        self.back = sympy.lambdify([list(reduced.unknowns), ps], subs, modules="numpy")
+        eqs = [full.equations[full.unknowns.index(u)] for u in base]  # equation k belongs to unknown k
+        self.residual = sympy.lambdify([base, ps], eqs, modules="numpy")
+        self.trivial = not reduced.eliminated
+
+    def __call__(self, X, P) -> np.ndarray:
+        n = X.shape[0]
+        if self.trivial or n == 0:
+            return np.zeros(n)
+        with np.errstate(all="ignore"):
+            g = [np.broadcast_to(np.asarray(v), (n,)) for v in self.back(list(X.T), list(P.T))]
+            r = [np.broadcast_to(np.asarray(v), (n,)) for v in self.residual(g, list(P.T))]
+            G = np.column_stack(g)
+            R = np.column_stack(r)
+            out = np.max(np.abs(R) / np.maximum(1.0, np.abs(G)), axis=1)
+        return np.where(np.isfinite(out), out, np.inf)
+
+
+def _check_and_repair(D, X, value, status, iters, resid, full: dict, dt, atol, rtol):
+    """The full-system check of every converged point (:class:`FullCheck`); failing points are
+    solved on the full system (uncompiled, adaptive continuation in t)."""
+    if D.full is None:
+        return value, status, iters, resid
+    P = _params(D.system, full, dt)
+    ok = status == 0
+    fres = np.full(len(status), np.inf)
+    fres[ok] = D.full_check(X[ok], P[ok])
+    resid = np.where(ok, np.maximum(resid, fres), resid)
+    bad = np.flatnonzero(ok & ~(fres <= CHECK_TOL))
+    if bad.size:
+        Pf = _params(D.full, {k: v[bad] for k, v in full.items()}, dt)
+        _, v2, s2, i2, r2 = _solve_python(D.full_backend, Pf, dt, atol, rtol, len(D.full.unknowns))
+        value, status, iters, resid = value.copy(), status.copy(), iters.copy(), resid.copy()
+        value[bad], status[bad], resid[bad] = v2, s2, r2
+        iters[bad] += i2
+    return value, status, iters, resid
+
+
+def evaluate_grid(
+    D, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
+) -> ExpressionGrid:
+    """See :meth:`~.derivation.Derivation.grid`."""
+    if backend not in BACKENDS:
+        raise ParameterError("backend", backend, f"one of {', '.join(BACKENDS)}")
+    if branch not in BRANCHES:
+        raise ParameterError("branch", branch, f"one of {', '.join(BRANCHES)}")
+    if on_failure not in ("raise", "return"):
+        raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if not (isinstance(v, (int, float)) and 0 <= v < 1):
+            raise ParameterError(name, v, "a number in [0, 1)")
+    cols, cplx = _columns(D, at)
+    rows = cartesian(**{k: list(v) for k, v in cols.items()}) if cols else [{}]
+    dt = np.complex128 if cplx else np.float64
+    n = len(rows)
+    params = {k: np.array([r[k] for r in rows], dtype=dt) for k in cols}
+    full = dict(params)
+    for k, v in D.constants.items():
+        full[k] = np.full(n, v, dtype=dt)
+    full[SCALE.name] = np.ones(n, dtype=dt)
+    _check_free_limit(D, full, dt, params)
+    if backend == "python":
+        P = _params(D.system, full, dt)
+        X, value, status, iters, resid = _solve_python(
+            D.python_backend, P, dt, float(atol), float(rtol), len(D.system.unknowns)
+        )
+        method = "newton (python, lambdified), adaptive continuation in the Gaussian scale t from 0"
+    else:
+        X, value, status, iters, resid = _solve(D, full, dt, branch == "grid", float(atol), float(rtol))
+        method = "newton (compiled), continuation in the Gaussian scale t from 0" + (
+            ", warm starts along the grid" if branch == "grid" else ""
+        )
+    value, status, iters, resid = _check_and_repair(
+        D, X, value, status, iters, resid, full, dt, float(atol), float(rtol)
+    )
+    status[(status == 0) & ~np.isfinite(value)] = int(Status.NONFINITE)
+    value = np.where(status == 0, value, np.nan)
+    shown = {
+        k: (v if np.iscomplexobj(v) and np.any(v.imag != 0) else v.real.copy()) for k, v in params.items()
+    }
+    out = ExpressionGrid(shown, value if cplx else value.real.copy(), status, iters, resid, method)
+    bad = np.flatnonzero(status != Status.CONVERGED)
+    if bad.size and on_failure == "raise":
+        i = int(bad[0])
+        where = {k: _plain(v[i]) for k, v in params.items()}
+        raise ConvergenceError(
+            f"{D.expression!r}: {bad.size} of {n} point(s) failed ({Status(int(status[i])).message}); "
+            f"first at {where}, residual {resid[i]:.3g}",
+            out,
+        )
+    return out
+
+
+def evaluate_point(
+    D, at: dict, *, backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
+) -> SolverResult:
+    """See :meth:`~.derivation.Derivation.value`."""
+    if not isinstance(at, dict):
+        raise ParameterError("at", at, "a dict {parameter: number}")
+    for k, v in at.items():
+        if np.ndim(v) != 0:
+            raise ParameterError(k, v, "a number (use .grid(at=...) for several points)")
+    g = evaluate_grid(D, at, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol)
+    st = Status(int(g.status[0]))
+    v = g.value[0]
+    return SolverResult(
+        value=complex(v) if np.iscomplexobj(g.value) else float(v),
+        converged=st == Status.CONVERGED,
+        iterations=int(g.iterations[0]),
+        residual=float(g.residual[0]),
+        method=g.method,
+        message=st.message,
+        status=st,
+    )
