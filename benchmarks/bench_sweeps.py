@@ -88,7 +88,7 @@ def main():
         run_sweep(warm, progress=False)
         cfg = load_config(ba_config(fresh("plain"), args.d, args.n_test))
         tasks = make_tasks(cfg, get_quantity("simulate.ba"))
-        fn = get_quantity("simulate.ba").function()
+        fn = get_quantity("simulate.ba").fn
 
         # the same thread budget everywhere (1 BLAS/numba thread per task): a fair scaling test
         with DaskExecutor(n_workers=2, threads=1) as ex:
