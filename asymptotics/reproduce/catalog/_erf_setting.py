@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..plot import Panel, PlotSpec
+from ._common import NOISE_TEX, RISK_LABEL
+
 STUDENT = TEACHER = "erf"
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
 #: ψ1 grid of the exact large-step curve (≈ 0.5 s a point), away from the interpolation peak ψ1 = ψ2
@@ -33,3 +36,10 @@ def small_step_model():
     from ...theory.one_step import OneStepModel
 
     return OneStepModel.from_activations(STUDENT, TEACHER, noise=NOISE)
+
+
+def plot(title: str, panel_suffix: str = "") -> PlotSpec:
+    """The one-panel log–log risk plot of this setting (Fig. 1 and Fig. 3(c)), legend below it."""
+    return PlotSpec((Panel("ψ₁ = n/d", RISK_LABEL, xscale="log", yscale="log", legend="figure", legend_ncols=2,
+                           title="σ = σ* = erf, ψ₂ = {psi2}, λ = {lam}, " + NOISE_TEX + " = {noise}" + panel_suffix),),
+                    title=title, width=6.4, height=5.2)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
-from ..plot import Panel, PlotSpec
 from ..registry import Item
 from . import _erf_setting as S
-from ._common import NOISE_TEX, RISK_LABEL, add_simulated, fmt, sim_caption
+from ._common import add_simulated, fmt, sim_caption
 from ._large_step import large_step_risk1
 
 SIZES = {
@@ -74,8 +73,6 @@ ITEM = Item(
            "η = √N goes below it and decays like d/n.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("ψ₁ = n/d", RISK_LABEL, xscale="log", yscale="log", legend="figure", legend_ncols=2,
-                         title="σ = σ* = erf, ψ₂ = {psi2}, λ = {lam}, " + NOISE_TEX + " = {noise}"),),
-                  title="Ba et al. Fig. 1: one gradient step against the kernel bound", width=6.4, height=5.2),
+    plot=S.plot("Ba et al. Fig. 1: one gradient step against the kernel bound"),
     order=10,
 )

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
-from ..plot import Panel, PlotSpec
 from ..registry import Item
 from . import _erf_setting as S
-from ._common import NOISE_TEX, RISK_LABEL, add_simulated, fmt, sim_caption
+from ._common import add_simulated, fmt, sim_caption
 from ._large_step import large_step_risk1
 
 EXPONENTS = (0.0, 0.125, 0.25, 0.375, 0.5)
@@ -70,8 +69,6 @@ ITEM = Item(
            "a = 1/2 drops below the kernel bound μ2*².",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("ψ₁ = n/d", RISK_LABEL, xscale="log", yscale="log", legend="figure", legend_ncols=2,
-                         title="σ = σ* = erf, ψ₂ = {psi2}, λ = {lam}, " + NOISE_TEX + " = {noise}, η = N$^a$"),),
-                  title="Ba et al. Fig. 3(c): from a small to a large step", width=6.4, height=5.2),
+    plot=S.plot("Ba et al. Fig. 3(c): from a small to a large step", ", η = N$^a$"),
     order=40,
 )
