@@ -13,11 +13,16 @@ Reported:
 * agreement of the values between executors.
 
 Run: ``python benchmarks/bench_sweeps.py [--d 150] [--n-test 2000] [--repeats 2]``
+
+``--threads`` measures instead the default thread choice against fixed thread counts, for the
+same sweep at d = 150, 500 and 2000 (``results/sweeps_threads.md``): the default must never be
+several times slower than the best setting.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import shutil
@@ -43,6 +48,82 @@ def ba_config(out, d, n_test):
     }
 
 
+def threads_config(out, d, seeds, psi1):
+    """16 tasks at d = 150 and 500 (4 ψ1 × 4 λ, one seed); fewer at d = 2000 (each takes seconds)."""
+    return {
+        "name": f"bench-threads-{d}",
+        "quantity": "simulate.ba",
+        "out": str(out),
+        "seeds": seeds,
+        "root_seed": 11,
+        "fixed": {"student": "tanh", "teacher": "tanh", "d": d, "psi2": 1.5, "eta": 1.0, "noise": 0.1,
+                  "n_test": 2000, "measure": ["risk"]},
+        "grid": {"psi1": psi1, "lam": "log:1e-3:1:4" if d < 2000 else [1e-2]},
+    }
+
+
+def threads_table(out_path, repeats: int):
+    """Wall time of the default thread choice against 1 thread and all cores per task, in-process
+    (and ``processes:2`` where tasks are small), best of ``repeats`` interleaved runs."""
+    from asymptotics.atomic import write_bytes
+    from asymptotics.sweeps import get_quantity, load_config, make_tasks, run_sweep
+    from asymptotics.sweeps.executors import THREADED_COST, InProcessExecutor, default_threads
+
+    cores = len(os.sched_getaffinity(0))
+    tmp = Path(tempfile.mkdtemp(prefix="bench-threads-"))
+    load0 = os.getloadavg()
+    k = 0
+    rows = []
+    try:
+        warm = threads_config(tmp / "warm", 60, 1, [1.0]) | {"grid": {"psi1": [1.0], "lam": [0.01]}}
+        run_sweep(warm, progress=False)
+        for d, seeds, psi1 in ((150, 1, [1.0, 2.0, 3.0, 4.0]), (500, 1, [1.0, 2.0, 3.0, 4.0]), (2000, 2, [1.0, 2.0])):
+            cfg = load_config(threads_config(tmp / "plan", d, seeds, psi1))
+            q = get_quantity("simulate.ba")
+            tasks = make_tasks(cfg, q)
+            chosen = default_threads(q, tasks, InProcessExecutor())
+            settings = [("default", None, None), ("1 thread per task", None, 1), (f"{cores} threads per task", None, cores)]
+            if d < 2000:
+                settings.append(("processes:2, default", "processes:2", None))
+            best: dict = {}
+            for _ in range(repeats):
+                for label, sched, th in settings:
+                    k += 1
+                    s = run_sweep(threads_config(tmp / f"r{k}", d, seeds, psi1), scheduler=sched, threads_per_task=th,
+                                  progress=False)
+                    assert s.complete, s.errors
+                    best[label] = min(best.get(label, math.inf), s.run_s)
+            fastest = min(best.values())
+            cost = max(q.cost_estimate(t.params) for t in tasks)
+            for label, _, _th in settings:
+                rows.append((d, len(tasks), cost, chosen, label, best[label], best[label] / fastest))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    load1 = os.getloadavg()
+    lines = [
+        "# Sweeps: the default thread count against the best setting",
+        "",
+        f"Machine: {platform.processor() or platform.machine()}, {cores} cores, Python {platform.python_version()}; "
+        f"load average {load0[0]:.1f} before, {load1[0]:.1f} after (a VM shared with other jobs: absolute times are "
+        f"inflated and noisy). Best of {repeats} interleaved runs; wall time of the execution loop.",
+        "",
+        "Sweep: `simulate.ba` (tanh/tanh, ψ2 = 1.5, η = 1, σ_ε = 0.1, n_test = 2000, measure = risk), grid ψ1 × λ; "
+        "16 tasks at d = 150 and 500 (ψ1 ∈ {1, 2, 3, 4} × 4 λ), 4 at d = 2000 (ψ1 ∈ {1, 2} × 2 seeds). "
+        f"The default gives a task one BLAS/numba thread when its cost estimate (largest over the tasks, "
+        f"column 'flops') is below {THREADED_COST:.0e}, else every core in-process (cores // N on N workers).",
+        "",
+        "| d | tasks | flops per task (largest) | default threads | run | wall (s) | / best |",
+        "|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for d, n, cost, chosen, label, wall, ratio in rows:
+        lines.append(f"| {d} | {n} | {cost:.1e} | {chosen} | {label} | {wall:.2f} | {ratio:.2f} |")
+    lines += ["", "Command: `python benchmarks/bench_sweeps.py --threads" + (f" --repeats {repeats}" if repeats != 2 else "")
+              + "`", ""]
+    text = "\n".join(lines)
+    print(text)
+    write_bytes(out_path, text.encode(), create_parents=True)
+
+
 def overhead_per_task(summary, workers):
     n = summary.ok + summary.failed
     return (workers * summary.run_s - summary.task_seconds) / n
@@ -53,8 +134,12 @@ def main():
     ap.add_argument("--d", type=int, default=150)
     ap.add_argument("--n-test", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "sweeps.md"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--threads", action="store_true", help="measure the default thread choice (results/sweeps_threads.md)")
     args = ap.parse_args()
+    if args.threads:
+        return threads_table(args.out or str(Path(__file__).parent / "results" / "sweeps_threads.md"), args.repeats)
+    args.out = args.out or str(Path(__file__).parent / "results" / "sweeps.md")
 
     import numpy as np
 
@@ -88,7 +173,7 @@ def main():
         run_sweep(warm, progress=False)
         cfg = load_config(ba_config(fresh("plain"), args.d, args.n_test))
         tasks = make_tasks(cfg, get_quantity("simulate.ba"))
-        fn = get_quantity("simulate.ba").function()
+        fn = get_quantity("simulate.ba").fn
 
         # the same thread budget everywhere (1 BLAS/numba thread per task): a fair scaling test
         with DaskExecutor(n_workers=2, threads=1) as ex:

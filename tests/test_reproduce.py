@@ -1,6 +1,7 @@
-"""`asymptotics reproduce` at toy size: every output exists and parses, every theory-vs-simulation row is
-within its stated tolerance, reruns read the cache, changed inputs recompute, and an interrupted run
-leaves no half-written file and resumes."""
+"""`asymptotics reproduce` at toy size: every item is `ok`, every output exists and parses, every
+theory-vs-simulation row is within its stated tolerance, reruns read the cache, changed inputs recompute,
+a log gets one line per item, and an interrupted run says what it saved, leaves no half-written file
+and resumes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from asymptotics.cli.app import main  # noqa: E402
 from asymptotics.reproduce import items, reproduce  # noqa: E402
-from asymptotics.reproduce.registry import SIZES, missing_requirements  # noqa: E402
+from asymptotics.reproduce.registry import SIZES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +48,8 @@ def test_every_output_exists_and_parses(toy):
     report = (out / "report.md").read_text()
     for it in items():
         rec = manifest["items"][it.name]
-        assert rec["status"] in ("ok", "partial", "needs"), (it.name, rec.get("reason"), rec.get("traceback"))
+        assert rec["status"] == "ok", (it.name, rec.get("reason"), rec.get("traceback"))
         assert f"## {it.name}" in report and it.checks in report
-        if rec["status"] == "needs":
-            assert missing_requirements(it) or rec["missing"]          # only for theory not landed yet
-            assert "not available yet" in report
-            continue
         outs = rec["outputs"]
         if it.kind == "figure":
             png, pdf = (out / outs["png"]).read_bytes(), (out / outs["pdf"]).read_bytes()
@@ -75,6 +72,7 @@ def test_every_output_exists_and_parses(toy):
         assert rec["timings"]["total_s"] >= 0
     comp = pd.read_parquet(out / "tables" / "comparison.parquet")
     assert len(comp) == sum(r.get("comparisons", {}).get("total", 0) for r in manifest["items"].values()) > 20
+    assert manifest["summary"] == {"ok": len(items()), "failed": 0, "error": 0}
     assert not _partials(out)
 
 
@@ -123,7 +121,7 @@ def test_changed_input_recomputes_only_that(toy, tmp_path):
     assert m2["items"]["ck_spike"]["simulations"]["computed"] == m2["items"]["ck_spike"]["simulations"]["total"] > 0
 
 
-def test_interrupted_run_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch):
+def test_interrupted_run_leaves_no_partial_file_and_resumes(tmp_path, monkeypatch, capsys):
     import validation.simulator as sim
 
     real = sim.simulate
@@ -140,6 +138,10 @@ def test_interrupted_run_leaves_no_partial_file_and_resumes(tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         reproduce(out, "toy", names=["tab_srf_grid", "alignment_eta", "ck_spike"], cache_dir=cache, progress=False)
     monkeypatch.setattr(sim, "simulate", real)
+    said = capsys.readouterr().err.strip().splitlines()             # like `sweep`: what was saved, how to resume
+    assert said == [f"reproduce interrupted: 1 of 3 item(s) finished and saved in {out} (manifest.json says "
+                    f"\"complete\": false); 2 simulation(s) finished in this run are saved in the cache {cache}; "
+                    "run the same command again to resume"]
     assert not _partials(out, cache)
     manifest = json.loads((out / "manifest.json").read_text())       # parses: written atomically
     assert manifest["complete"] is False and manifest["interrupted"] is True
@@ -155,6 +157,24 @@ def test_interrupted_run_leaves_no_partial_file_and_resumes(tmp_path, monkeypatc
     total = sum(resumed["items"][n]["simulations"]["total"] for n in ("alignment_eta", "ck_spike"))
     assert resumed["cache"]["misses"] == total - 2
     assert not _partials(out, cache)
+
+
+def test_a_log_gets_one_line_per_finished_item(toy, tmp_path):
+    """stderr not a terminal (a log, a pipe): one line per item with its name, status and seconds."""
+    import subprocess
+    import sys
+
+    _, cache, _ = toy
+    names = ["tab_srf_grid", "alignment_eta"]
+    cmd = [sys.executable, "-m", "asymptotics", "reproduce", "--size", "toy", "--out", str(tmp_path / "o"),
+           "--cache-dir", str(cache)] + [a for n in names for a in ("--only", n)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("reproduce [")]
+    assert len(lines) == 2
+    for i, (name, ln) in enumerate(zip(names, lines, strict=True), 1):
+        assert ln.startswith(f"reproduce [{i}/2] {name}: ok in ") and " s" in ln
+    assert "reproduce (toy): 2 item(s) into" in proc.stderr
 
 
 def test_stale_partial_files_of_a_killed_run_are_removed(tmp_path):

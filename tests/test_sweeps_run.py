@@ -14,6 +14,7 @@ import pytest
 
 from asymptotics.cli.app import main
 from asymptotics.sweeps import (
+    Param,
     SweepStore,
     get_quantity,
     load_config,
@@ -83,7 +84,7 @@ def expected_rows(cfg):
     """The rows a sweep must contain: the quantity called directly with each task's seed."""
     cfg = load_config(cfg)
     q = get_quantity(cfg.quantity)
-    return {t.task_id: (t, q.function()(dict(t.params), t.seed)) for t in make_tasks(cfg, q)}
+    return {t.task_id: (t, q.fn(dict(t.params), t.seed)) for t in make_tasks(cfg, q)}
 
 
 def assert_rows_match(df, expected):
@@ -368,6 +369,40 @@ def test_another_quantity_in_the_same_directory_is_refused(tmp_path):
 
     with pytest.raises(StoreError, match="holds results of quantity 'test.counted'"):
         plan_sweep({"quantity": "test.flaky", "out": str(tmp_path / "x"), "grid": {"x": [1]}})
+
+
+def test_a_dask_scheduler_without_dask_is_one_clear_line_naming_the_extra(tmp_path, monkeypatch, capsys):
+    for mod in ("dask", "distributed"):
+        monkeypatch.setitem(sys.modules, mod, None)   # as if the extra were not installed
+    toml = tmp_path / "g.toml"
+    toml.write_text('quantity = "gaussian.moments"\n[fixed]\nactivation = "erf"\n[grid]\nscale = [1.0]\n')
+    assert main(["sweep", str(toml), "--scheduler", "local:2", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'asymptotics[dask]'" in err[0] and "local:2" in err[0]
+    assert not (tmp_path / "o").exists()                  # refused before anything was written
+
+
+def _sized(params, seed):
+    return {"threads": int(os.environ.get("ASYMPTOTICS_SWEEP_THREADS", "0"))}
+
+
+register_quantity("test.sized", _sized, parameters={"flops": Param("float")}, cost=lambda p: p["flops"],
+                  replace=True)
+
+
+def test_default_threads_follow_the_task_size(tmp_path):
+    from asymptotics.sweeps.executors import THREADED_COST
+
+    cores = len(os.sched_getaffinity(0))
+    for flops, expected in ((1e6, 1), (10 * THREADED_COST, cores)):
+        s = run_sweep({"quantity": "test.sized", "out": str(tmp_path / f"s{flops:g}"), "grid": {"flops": [flops]}},
+                      progress=False)
+        df = read_sweep(tmp_path / f"s{flops:g}")
+        # the budget the task saw, the one recorded in its row, and the summary's agree
+        assert int(df["out_threads"].iloc[0]) == int(df["threads"].iloc[0]) == s.threads_per_task == expected
+    s = run_sweep({"quantity": "test.sized", "out": str(tmp_path / "fixed"), "grid": {"flops": [1e6]}},
+                  threads_per_task=3, progress=False)
+    assert s.threads_per_task == 3 and int(read_sweep(tmp_path / "fixed")["out_threads"].iloc[0]) == 3
 
 
 # ---- the simulator, when it is there ------------------------------------------------------------

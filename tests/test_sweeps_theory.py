@@ -28,4 +28,4 @@ def test_one_step_risk_sweep_matches_route_a(tmp_path):
         if row["eta"] == 0.0:
             assert row["delta"] == 0.0
     at_ref = df[(df.psi1 == 4.0)].iloc[0]
-    assert at_ref["risk0"] == pytest.approx(0.1367689, abs=5e-8)  # 40-reference-values.md
+    assert at_ref["risk0"] == pytest.approx(0.1367689, abs=5e-8)  # the reference value of docs/one-step.md §3

@@ -4,12 +4,14 @@
 >>> manifest = reproduce("out", size="quick")                # doctest: +SKIP
 
 See :mod:`asymptotics.reproduce.runner` for the output layout, :mod:`asymptotics.reproduce.cache`
-for the simulation cache, and :mod:`asymptotics.reproduce.catalog` for the figures themselves.
+for the simulation cache, :mod:`asymptotics.reproduce.registry` and :mod:`asymptotics.reproduce.plot`
+for what an item declares, and :mod:`asymptotics.reproduce.catalog` for the figures themselves.
 """
 
 from .cache import SimulationCache
 from .data import Curve, FigureData, Points, RefLine, compare
-from .registry import SIZES, Item, get, items, register
+from .plot import Panel, PlotSpec
+from .registry import SIZES, Item, TableSpec, get, items, register
 from .runner import DEFAULT_SEED, reproduce
 
 __all__ = [
@@ -18,6 +20,9 @@ __all__ = [
     "get",
     "register",
     "Item",
+    "PlotSpec",
+    "Panel",
+    "TableSpec",
     "SIZES",
     "SimulationCache",
     "FigureData",

@@ -1,4 +1,4 @@
-"""What a figure's ``compute`` function receives: its size, the cache, seeds and progress."""
+"""What an item's data function receives: its size, the cache, seeds and progress."""
 
 from __future__ import annotations
 
@@ -6,33 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .cache import CachedSimulation, SimulationCache
-from .registry import Item, resolve
+from .data import FigureData
+from .progress import NullProgress
+from .registry import Item
 
-__all__ = ["Context", "NullProgress", "NeedsError"]
-
-
-class NeedsError(RuntimeError):
-    """Raised by a ``compute`` function when a required theory function is not available yet."""
-
-    def __init__(self, target: str):
-        self.target = target
-        super().__init__(f"needs {target}")
-
-
-class NullProgress:
-    """Progress reporting that does nothing (tests, non-interactive use)."""
-
-    def add_task(self, description: str, total: float | None = None, **kw) -> int:
-        return 0
-
-    def advance(self, task: int, advance: float = 1) -> None:
-        pass
-
-    def update(self, task: int, **kw) -> None:
-        pass
-
-    def remove_task(self, task: int) -> None:
-        pass
+__all__ = ["Context", "NullProgress"]
 
 
 @dataclass
@@ -56,7 +34,6 @@ class Context:
     root_seed: int = 20260101
     workers: int = 1
     progress: object = field(default_factory=NullProgress)
-    missing: list[str] = field(default_factory=list)
     simulations: list[dict] = field(default_factory=list)
 
     @property
@@ -64,17 +41,10 @@ class Context:
         """The parameters of this size preset."""
         return dict(self.item.size(self.size))
 
-    # -- theory --------------------------------------------------------------------------------
-    def theory(self, target: str, *, optional: bool = False):
-        """The function ``"module:attribute"``; if it does not exist yet, record it in
-        :attr:`missing` and return None (``optional``) or raise :class:`NeedsError`."""
-        fn = resolve(target)
-        if fn is None:
-            if target not in self.missing:
-                self.missing.append(target)
-            if not optional:
-                raise NeedsError(target)
-        return fn
+    def figure(self, x_name: str, **params) -> FigureData:
+        """An empty :class:`FigureData` for this item along ``x_name``, its ``params`` the given
+        constants followed by this size preset's parameters."""
+        return FigureData(self.item.name, x_name, params={**params, **self.p})
 
     # -- simulation ----------------------------------------------------------------------------
     def simulate(self, cfg, seeds: int, on_seed=None) -> CachedSimulation:

@@ -86,7 +86,6 @@ class FigureData:
     params: dict = field(default_factory=dict)
     caption: str = ""  # parameters and sizes in words (shown under the figure in the report)
     notes: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # parts not drawn: "needs <module.function>"
 
     def as_dict(self) -> dict:
         """JSON-ready: non-finite numbers (gaps in a curve, a missing standard error) become None."""

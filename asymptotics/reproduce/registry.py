@@ -1,29 +1,47 @@
 """The catalogue of figures and tables that ``asymptotics reproduce`` regenerates.
 
-Each entry is an :class:`Item`: a name, the paper reference, one sentence on what it checks, sizes for
-the presets ``toy`` (tests only), ``quick`` (≈ 2 min for everything on 2 cores), ``default``
-(≈ 10 min) and ``full`` (the papers' sizes), a ``compute`` function returning
-:class:`~asymptotics.reproduce.data.FigureData` (theory curves from :mod:`asymptotics.theory`,
-simulation markers from :mod:`validation.simulator`) and, for figures, a ``plot`` function.
+Each entry is an :class:`Item`, a small frozen declaration: a name, the paper reference, one
+sentence on what it checks, sizes for the presets ``toy`` (tests only), ``quick``, ``default`` and
+``full`` (the papers' sizes), a **data function** ``data(ctx) -> FigureData`` (theory curves from
+:mod:`asymptotics.theory`, simulation markers from :mod:`validation.simulator`), and either a
+**plot spec** (:class:`~asymptotics.reproduce.plot.PlotSpec`: the panels, their labels and scales)
+for a figure or a **table spec** (:class:`TableSpec`) for a table. One skeleton
+(:func:`asymptotics.reproduce.runner.run_item`) computes, exports and draws every item.
 
-Items are defined one per module in :mod:`asymptotics.reproduce.catalog` and discovered on first use.
-An item whose theory has not been implemented yet stays registered and reports what it needs
-(``requires``: ``"module:attribute"`` strings) instead of drawing a fake curve.
+The catalogue's items are listed in :mod:`asymptotics.reproduce.catalog` (plain imports: a renamed
+theory function fails at import, and the toy-size test runs every item); :func:`register` adds
+one more.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import ParameterError
+from .plot import PlotSpec
 
-__all__ = ["SIZES", "Item", "register", "items", "get", "missing_requirements", "resolve"]
+__all__ = ["SIZES", "Item", "TableSpec", "register", "items", "get", "missing_requirements"]
 
 #: Size presets, smallest first. ``toy`` exists for the test-suite only.
 SIZES = ("toy", "quick", "default", "full")
+
+#: The columns of a figure's theory-vs-simulation table.
+COMPARISON_COLUMNS = ("quantity", "point", "d", "theory", "simulation", "se", "z", "passed")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How an item's table is rendered (LaTeX and Markdown; CSV and Parquet keep every column).
+
+    Attributes:
+        columns: the columns shown (``None``: every column of the data's table rows; a figure's
+            table is its theory-vs-simulation comparison, :data:`COMPARISON_COLUMNS`).
+        precision: significant digits.
+    """
+
+    columns: tuple[str, ...] | None = None
+    precision: int = 4
 
 
 @dataclass(frozen=True)
@@ -32,14 +50,13 @@ class Item:
 
     Attributes:
         name: identifier used on the command line (``asymptotics figure NAME``).
-        title: the title drawn on the figure / shown in the report.
-        paper: the reference it reproduces (paper, figure or table number, section of the notes).
+        title: the title shown in the report.
+        paper: the reference it reproduces (paper, figure or table number, section of the docs).
         checks: one sentence: what agreement (or phenomenon) the item demonstrates.
-        kind: ``"figure"`` or ``"table"``.
         sizes: preset name → parameters of that size (``d``, ``seeds``, grids…).
-        compute: ``compute(ctx) -> FigureData``.
-        plot: ``plot(data, ctx) -> matplotlib Figure`` (None for tables).
-        requires: ``"module:attribute"`` needed for the item at all.
+        data: ``data(ctx) -> FigureData``: everything the item shows.
+        plot: how a figure is drawn (``None`` for a table).
+        table: how its table is rendered.
         order: position in the report.
     """
 
@@ -47,31 +64,36 @@ class Item:
     title: str
     paper: str
     checks: str
-    kind: str
     sizes: Mapping[str, Mapping]
-    compute: Callable
-    plot: Callable | None = None
-    requires: tuple[str, ...] = ()
+    data: Callable
+    plot: PlotSpec | None = None
+    table: TableSpec = TableSpec()
     order: int = 100
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self):
-        if self.kind not in ("figure", "table"):
-            raise ValueError(f"item {self.name}: kind must be 'figure' or 'table'")
         missing = [s for s in SIZES if s not in self.sizes]
         if missing:
             raise ValueError(f"item {self.name}: sizes {missing} not defined")
-        if self.kind == "figure" and self.plot is None:
-            raise ValueError(f"figure {self.name} has no plot function")
+
+    @property
+    def kind(self) -> str:
+        """``"figure"`` (it has a plot spec) or ``"table"``."""
+        return "figure" if self.plot is not None else "table"
 
     def size(self, size: str) -> Mapping:
         if size not in SIZES:
             raise ParameterError("size", size, f"one of {', '.join(SIZES)}")
         return self.sizes[size]
 
+    def table_columns(self, has_table_rows: bool) -> list[str] | None:
+        """The columns of the rendered table: the spec's, else all (table rows) or the comparison's."""
+        if self.table.columns is not None:
+            return list(self.table.columns)
+        return None if has_table_rows else list(COMPARISON_COLUMNS)
+
 
 _ITEMS: dict[str, Item] = {}
-_DISCOVERED = False
+_CATALOGUE_LOADED = False
 
 
 def register(item: Item) -> Item:
@@ -82,21 +104,19 @@ def register(item: Item) -> Item:
     return item
 
 
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    from . import catalog
+def _load_catalogue() -> None:
+    global _CATALOGUE_LOADED
+    if not _CATALOGUE_LOADED:
+        from .catalog import ITEMS
 
-    for info in sorted(pkgutil.iter_modules(catalog.__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{catalog.__name__}.{info.name}")
-    _DISCOVERED = True
+        for it in ITEMS:
+            register(it)
+        _CATALOGUE_LOADED = True
 
 
 def items(names=None, kind: str | None = None) -> list[Item]:
     """Registered items in report order, optionally only ``names`` (checked) or one ``kind``."""
-    _discover()
+    _load_catalogue()
     if names:
         unknown = [n for n in names if n not in _ITEMS]
         if unknown:
@@ -114,30 +134,6 @@ def get(name: str) -> Item:
     return items([name])[0]
 
 
-def resolve(target: str):
-    """Import ``"module:attribute"`` and return the attribute; ``None`` if it does not exist (yet).
-
-    Only a missing module or attribute counts as "not there": an error raised while importing an
-    existing module propagates (a broken module is a bug to see, not a missing feature).
-    """
-    mod_name, _, attr = target.partition(":")
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        # missing iff the module itself (or a parent package) is what was not found
-        if exc.name and (mod_name == exc.name or mod_name.startswith(exc.name + ".")):
-            return None
-        raise
-    if not attr:
-        return mod
-    obj = mod
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
-
-
 def missing_requirements(item: Item) -> list[str]:
-    """The ``requires`` entries of ``item`` that cannot be imported yet."""
-    return [t for t in item.requires if resolve(t) is None]
+    """Always empty: items import the theory they use directly (kept for ``figure --list``)."""
+    return []

@@ -10,8 +10,6 @@ __all__ = ["build_report", "comparison_rows"]
 
 _STATUS = {
     "ok": "✓ complete",
-    "partial": "◐ partial",
-    "needs": "✗ not available yet",
     "error": "✗ error",
     "failed": "✗ theory and simulation disagree",
 }
@@ -83,7 +81,7 @@ def build_report(manifest: dict, datas: dict, items) -> str:
         data = datas.get(it.name)
         lines += [f"## {it.name}", "", f"**{it.title}** — {it.paper}.", "", f"*What it checks:* {it.checks}", ""]
         status = rec["status"]
-        if status in ("needs", "error"):
+        if status == "error":
             lines += [f"**{_STATUS[status]}:** {rec.get('reason', '')}", ""]
             continue
         if it.kind == "figure":
@@ -92,8 +90,6 @@ def build_report(manifest: dict, datas: dict, items) -> str:
                 lines += [f"![{it.title}]({png})", ""]
         if data is not None and data.caption:
             lines += [f"*{data.caption}*", ""]
-        if status == "partial" or (data is not None and data.missing):
-            lines += ["**Not drawn yet:** " + "; ".join(f"needs `{m}`" for m in data.missing), ""]
         for note in (data.notes if data is not None else []):
             lines += [f"- {note}"]
         if data is not None and data.notes:

@@ -29,9 +29,11 @@ from ..atomic import write_bytes
 from ..errors import ParameterError
 from ..results import base_meta, to_jsonable
 from .cache import SimulationCache, simulator_fingerprint
-from .context import Context, NeedsError, NullProgress
+from .context import Context
 from .export import write_table
-from .registry import SIZES, items, missing_requirements
+from .plot import draw
+from .progress import NullProgress, make_reporter
+from .registry import COMPARISON_COLUMNS, SIZES, items
 from .report import build_report, comparison_rows
 
 __all__ = ["reproduce", "run_item", "remove_stale_partials", "DEFAULT_SEED"]
@@ -45,43 +47,33 @@ def _rel(path: Path, root: Path) -> str:
 
 def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = DEFAULT_SEED, workers: int = 1,
              progress=None) -> tuple[dict, object]:
-    """Compute, export and plot one item; returns ``(record, data)`` (data is None unless computed)."""
+    """Compute, export and draw one item; returns ``(record, data)`` (data is None after an error).
+
+    The record's ``status`` is ``ok``, ``failed`` (a theory-vs-simulation comparison is out of its
+    tolerance) or ``error`` (the data function, the export or the drawing raised: recorded with
+    its traceback, and the run goes on).
+    """
     progress = progress or NullProgress()
     rec: dict = {"kind": item.kind, "paper": item.paper, "checks": item.checks, "size_params": dict(item.size(size)),
                  "outputs": {}, "timings": {}}
     t0 = time.perf_counter()
     c0 = time.process_time()
-    missing = missing_requirements(item)
-    if missing:
-        rec.update(status="needs", reason="needs " + ", ".join(f"`{m}`" for m in missing), missing=missing)
-        rec["timings"]["total_s"] = time.perf_counter() - t0
-        return rec, None
     ctx = Context(item=item, size=size, cache=cache, root_seed=seed, workers=workers, progress=progress)
+    stage = "data"
     try:
-        data = item.compute(ctx)
-    except NeedsError as exc:
-        rec.update(status="needs", reason=f"needs `{exc.target}`", missing=list(ctx.missing))
-        rec["timings"]["total_s"] = time.perf_counter() - t0
-        rec["simulations"] = _sim_summary(ctx)
-        return rec, None
+        data = item.data(ctx)
+        t1 = time.perf_counter()
+        rec["timings"]["compute_s"] = t1 - t0
+        stage = "export"
+        _export(item, data, rec, out, size=size, seed=seed)
     except Exception as exc:  # recorded in the manifest and the report; the run goes on
-        rec.update(status="error", reason=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+        prefix = "" if stage == "data" else f"{stage}: "
+        rec.update(status="error", reason=f"{prefix}{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
         rec["timings"]["total_s"] = time.perf_counter() - t0
         rec["simulations"] = _sim_summary(ctx)
-        return rec, None
-    for m in ctx.missing:
-        if m not in data.missing:
-            data.missing.append(m)
-    t1 = time.perf_counter()
-    rec["timings"]["compute_s"] = t1 - t0
-    rec["simulations"] = _sim_summary(ctx)
-    try:
-        _export(item, data, rec, out, size=size, seed=seed, ctx=ctx)
-    except Exception as exc:  # a bug in plotting/export is recorded, the run goes on
-        rec.update(status="error", reason=f"export: {type(exc).__name__}: {exc}", traceback=traceback.format_exc())
-        rec["timings"]["total_s"] = time.perf_counter() - t0
         return rec, None
     t2 = time.perf_counter()
+    rec["simulations"] = _sim_summary(ctx)
     rec["timings"]["export_s"] = t2 - t1
     rec["timings"]["total_s"] = t2 - t0
     rec["timings"]["cpu_s"] = time.process_time() - c0
@@ -89,23 +81,20 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
     zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
     rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),
                           "max_abs_z": max(zs) if zs else None}
-    failed = rec["comparisons"]["passed"] < rec["comparisons"]["total"]
-    rec["status"] = "failed" if failed else ("partial" if data.missing else "ok")
-    if data.missing:
-        rec["missing"] = list(data.missing)
-        rec["reason"] = "needs " + ", ".join(f"`{m}`" for m in data.missing)
+    rec["status"] = "failed" if rec["comparisons"]["passed"] < rec["comparisons"]["total"] else "ok"
     rec["params"] = data.params
     return rec, data
 
 
-def _export(item, data, rec, out, *, size, seed, ctx):
+def _export(item, data, rec, out, *, size, seed):
     """Write the data, tables and figure of one computed item (atomically); fills ``rec['outputs']``."""
     meta = base_meta(item=item.name, paper=item.paper, size=size, seed=seed, params=data.params)
 
-    # data: everything plotted
+    # data: everything shown
     data_dir = out / "data"
     p = write_bytes(data_dir / f"{item.name}.json",
-                           (json.dumps(to_jsonable({"meta": meta, "data": data.as_dict()}), indent=1) + "\n").encode(), create_parents=True)
+                    (json.dumps(to_jsonable({"meta": meta, "data": data.as_dict()}), indent=1) + "\n").encode(),
+                    create_parents=True)
     rec["outputs"]["data"] = _rel(p, out)
     tidy = data.tidy_rows()
     if tidy:
@@ -115,18 +104,20 @@ def _export(item, data, rec, out, *, size, seed, ctx):
     # tables: the paper's table (table items) or theory vs simulation (figures)
     table_rows = data.table if data.table else comparison_rows(data)
     if table_rows:
-        columns = None if data.table else ["quantity", "point", "d", "theory", "simulation", "se", "z", "passed"]
-        for q in write_table(table_rows, out / "tables" / item.name, meta=meta, columns=columns, precision=4,
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+        for q in write_table(table_rows, out / "tables" / item.name, meta=meta,
+                             columns=item.table_columns(bool(data.table)), precision=item.table.precision,
                              caption=f"{item.title} ({item.paper}). {data.caption}".strip(),
                              label=f"tab:{item.name}"):
             rec["outputs"][q.suffix[1:] if q.suffix != ".tex" else "latex"] = _rel(q, out)
 
     # the figure
-    if item.kind == "figure":
+    if item.plot is not None:
         from ..figures import paper_style, save_figure
 
+        (out / "figures").mkdir(parents=True, exist_ok=True)
         with paper_style():
-            fig = item.plot(data, ctx)
+            fig = draw(item.plot, data)
             for q in save_figure(fig, out / "figures" / item.name):
                 rec["outputs"][q.suffix[1:]] = _rel(q, out)
 
@@ -155,30 +146,25 @@ def _sim_summary(ctx) -> dict:
             "computed": sum(not s["cached"] for s in sims), "keys": [s["key"][:16] for s in sims]}
 
 
-def _make_progress(enabled: bool):
-    if not enabled:
-        return NullProgress(), None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    prog = Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), transient=False)
-    return prog, prog
-
-
 def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT_SEED, workers: int = 1,
               cache_dir=None, use_cache: bool = True, progress: bool = True, docs_dir=None) -> dict:
     """Regenerate the figures and tables into ``out_dir``; returns the manifest (also written).
 
     Args:
         out_dir: output folder (created).
-        size: ``"quick"`` (≈ 2 min on 2 cores), ``"default"`` (≈ 10 min), ``"full"`` (paper sizes),
-            or ``"toy"`` (tests).
+        size: ``"quick"``, ``"default"``, ``"full"`` (paper sizes), or ``"toy"`` (tests); the
+            README states how long each takes on 2 cores.
         names: only these items (default: all).
         seed: root seed of every simulation.
         workers: parallel workers of the simulator.
         cache_dir: simulation cache (default: the user cache); ``use_cache=False`` recomputes all.
-        progress: show rich progress bars.
+        progress: report progress on stderr: a live display on a terminal, else one line per
+            finished item (name, status, seconds).
         docs_dir: also copy the PNG figures there (used to refresh ``docs/figures``).
+
+    On an interrupt (Ctrl-C) the finished items' files, a manifest saying ``"complete": false``
+    and the finished simulations (in the cache) are kept, a line on stderr says so, and the
+    exception propagates; running the same command again resumes from the cache.
     """
     if size not in SIZES:
         raise ParameterError("size", size, f"one of {', '.join(SIZES)}")
@@ -201,38 +187,37 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     }
     datas = {}
     t_start = time.perf_counter()
-    prog, live = _make_progress(progress)
+    reporter = make_reporter(progress)
 
     def write_manifest():
         manifest["cache"] = cache.stats()
         manifest["total_s"] = time.perf_counter() - t_start
         write_bytes(out / "manifest.json", (json.dumps(to_jsonable(manifest), indent=1) + "\n").encode(), create_parents=True)
 
+    n = len(selected)
     try:
-        if live is not None:
-            live.start()
-        overall = prog.add_task(f"reproduce ({size})", total=len(selected))
-        for it in selected:
-            prog.update(overall, description=f"reproduce ({size}): {it.name}")
-            rec, data = run_item(it, out, size=size, cache=cache, seed=seed, workers=workers, progress=prog)
+        reporter.begin(size, n, out)
+        for i, it in enumerate(selected, 1):
+            reporter.item_started(it.name, i, n)
+            rec, data = run_item(it, out, size=size, cache=cache, seed=seed, workers=workers, progress=reporter.bars)
             manifest["items"][it.name] = rec
             if data is not None:
                 datas[it.name] = data
-            prog.advance(overall)
             write_manifest()
+            reporter.item_done(it.name, rec, i, n)
     except BaseException:
         manifest["interrupted"] = True
         write_manifest()
+        reporter.close()
+        reporter.say(_interrupted_message(manifest, n, out, cache))
         raise
-    finally:
-        if live is not None:
-            live.stop()
+    reporter.close()
 
     all_rows = [r for d in datas.values() for r in comparison_rows(d)]
     if all_rows:
         meta = base_meta(size=size, seed=seed)
         paths = write_table(all_rows, out / "tables" / "comparison", meta=meta,
-                            columns=["figure", "quantity", "point", "d", "theory", "simulation", "se", "z", "passed"],
+                            columns=["figure", *COMPARISON_COLUMNS],
                             caption="Theory (d → ∞) against simulation (mean ± s.e. over seeds)",
                             label="tab:comparison")
         manifest["comparison_tables"] = [_rel(p, out) for p in paths]
@@ -240,7 +225,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     manifest["cache"] = cache.stats()
     manifest["finished"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     manifest["summary"] = {s: sum(1 for r in manifest["items"].values() if r["status"] == s)
-                           for s in ("ok", "partial", "needs", "error", "failed")}
+                           for s in ("ok", "failed", "error")}
     report = build_report(manifest, datas, selected)
     write_bytes(out / "report.md", report.encode(), create_parents=True)
     manifest["complete"] = True
@@ -256,6 +241,15 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
                 written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True))
     _readable(written)
     return manifest
+
+
+def _interrupted_message(manifest: dict, n: int, out: Path, cache: SimulationCache) -> str:
+    done = len(manifest["items"])
+    sims = cache.count("write")
+    where = f"in the cache {cache.root}" if cache.enabled else "nowhere (--no-cache)"
+    return (f"reproduce interrupted: {done} of {n} item(s) finished and saved in {out} (manifest.json says "
+            f"\"complete\": false); {sims} simulation(s) finished in this run are saved {where}; "
+            "run the same command again to resume")
 
 
 def _readable(paths) -> None:

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .config import ConfigError, SweepConfig, check_execution_overrides, format_bytes, load_config
-from .executors import make_executor
+from .executors import default_threads, make_executor
 from .quantities import get_quantity
 from .store import SweepStore, new_run_id
 from .tasks import Task, failed_row, make_tasks
@@ -87,6 +87,7 @@ class SweepSummary:
         elapsed_s: wall time of this run (including the executor's start-up).
         run_s: wall time of the execution loop only.
         task_seconds: sum of the tasks' own run times.
+        threads_per_task: the BLAS/numba threads each task had (``None``: the workers' own).
         memory_limit: the bound used by the pre-flight (bytes) or ``None``.
         largest_memory_estimate: the largest pre-flight estimate among the pending tasks.
         errors: up to five distinct error messages of this run.
@@ -109,6 +110,7 @@ class SweepSummary:
     elapsed_s: float = 0.0
     run_s: float = 0.0
     task_seconds: float = 0.0
+    threads_per_task: int | None = None
     memory_limit: int | None = None
     largest_memory_estimate: int | None = None
     errors: tuple[str, ...] = field(default_factory=tuple)
@@ -144,6 +146,8 @@ class SweepSummary:
         t.add_row("status", state)
         t.add_row("output", str(self.out))
         t.add_row("executor", self.executor)
+        if self.threads_per_task is not None and not self.dry_run:
+            t.add_row("threads", f"{self.threads_per_task} BLAS/numba thread(s) per task")
         t.add_row("tasks", f"{self.total} total · {self.previously_ok} already done"
                   + (f" · {self.previously_failed} failed before (skipped; --retry-failed reruns them)" if self.previously_failed else ""))
         if self.dry_run:
@@ -270,9 +274,10 @@ def run_sweep(
             refused, and ``local:N`` workers get it as their memory limit.
         retries: times a task whose worker died is retried.
         batch_size: tasks per executor job.
-        threads_per_task: BLAS/numba threads per task (default: all cores in-process,
-            cores // N on ``processes:N``/``local:N``); fixing it makes simulator results
-            bit-identical across executors.
+        threads_per_task: BLAS/numba threads per task (default: from the tasks' size — one
+            thread for small tasks, else all cores in-process and cores // N on
+            ``processes:N``/``local:N``; see :func:`~asymptotics.sweeps.executors.default_threads`);
+            fixing it makes simulator results bit-identical across executors.
         retry_failed: also rerun tasks recorded as failed.
         dry_run: validate and plan only.
         progress: show a rich progress bar (default: when stderr is a terminal).
@@ -321,6 +326,7 @@ def run_sweep(
     description = str(sched or "in-process")
     limit = ex_cfg.max_memory
     run_s = 0.0
+    threads = ex_cfg.threads_per_task
     with store.lock():
         store.open_for(cfg, run_id)
         writer = _Writer(store, run_id, ex_cfg.flush_seconds, ex_cfg.flush_rows)
@@ -341,7 +347,7 @@ def run_sweep(
                     counts["refused"] += len(refused_rows)
                     errors.append(refused_rows[0]["error"])
                     writer.add(refused_rows)
-                threads = ex_cfg.threads_per_task or executor.default_threads()
+                threads = ex_cfg.threads_per_task or default_threads(quantity, runnable, executor)
                 bs = ex_cfg.batch_size
                 batches = [runnable[i:i + bs] for i in range(0, len(runnable), bs)]
                 with _progress(console, enabled) as bar:
@@ -375,7 +381,7 @@ def run_sweep(
             summary = SweepSummary(
                 run_id=run_id, executor=description, ok=counts["ok"], failed=counts["error"],
                 refused=counts["refused"], interrupted=interrupted, elapsed_s=time.perf_counter() - t_start,
-                run_s=run_s, task_seconds=task_seconds, memory_limit=limit, errors=tuple(errors), **base,
+                run_s=run_s, task_seconds=task_seconds, threads_per_task=threads, memory_limit=limit, errors=tuple(errors), **base,
             )
             try:
                 store.write_run_record(run_id, summary.as_dict())

@@ -32,13 +32,49 @@ from ..errors import ParameterError
 from .config import format_bytes, parse_scheduler
 from .tasks import Task, execute_batch, failed_row
 
-__all__ = ["InProcessExecutor", "ProcessExecutor", "DaskExecutor", "make_executor", "BLAS_THREAD_VARS"]
+__all__ = [
+    "InProcessExecutor",
+    "ProcessExecutor",
+    "DaskExecutor",
+    "make_executor",
+    "default_threads",
+    "THREADED_COST",
+    "BLAS_THREAD_VARS",
+]
 
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
+#: Floating-point operations of one task from which BLAS/numba threads are worth having (about a
+#: second of one core's work). Below it a task runs on one thread: its matrix products are too small
+#: for threads to pay off, and threads that compete with other tasks or other jobs for the cores
+#: make it several times slower (``benchmarks/results/sweeps.md``).
+THREADED_COST = 1e10
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
 
 def _blas_threads(n_workers: int) -> int:
-    return max(1, (os.cpu_count() or 1) // max(1, n_workers))
+    return max(1, _cores() // max(1, n_workers))
+
+
+def default_threads(quantity, tasks, executor) -> int | None:
+    """The BLAS/numba threads of each task when ``--threads-per-task`` is not given.
+
+    One thread when every task is small (its ``cost`` estimate below :data:`THREADED_COST`) or
+    its cost is unknown; otherwise the executor's cores per task: every core in-process,
+    ``cores // N`` on ``processes:N`` and ``local:N`` (``None``, the workers' own setting, on an
+    existing Dask cluster). Many small tasks are better served by several workers
+    (``processes:N``/``local:N``) of one thread each than by threads inside one task.
+    """
+    costs = [quantity.cost_estimate(t.params) for t in tasks]
+    if not costs or any(c is None for c in costs) or max(costs) < THREADED_COST:
+        return 1
+    return executor.cores_per_task()
 
 
 def _limit_numba_threads(n: int) -> None:
@@ -73,10 +109,10 @@ class InProcessExecutor:
     def describe(self) -> str:
         return "in-process"
 
-    def default_threads(self) -> int | None:
-        return None
+    def cores_per_task(self) -> int | None:
+        return _cores()
 
-    def run(self, fn: Callable | str, batches: list[list[Task]], run_id: str = "",
+    def run(self, fn: Callable, batches: list[list[Task]], run_id: str = "",
             threads: int | None = None) -> Iterator[list[dict]]:
         for batch in batches:
             yield execute_batch(fn, batch, run_id, threads)
@@ -136,7 +172,7 @@ class ProcessExecutor:
     def describe(self) -> str:
         return f"{self.workers} local processes ({self.threads} BLAS thread(s) each)"
 
-    def default_threads(self) -> int | None:
+    def cores_per_task(self) -> int | None:
         return self.threads
 
     def run(self, fn, batches, run_id: str = "", threads: int | None = None):
@@ -148,7 +184,7 @@ class ProcessExecutor:
             pickle.dumps(fn)
         except Exception as exc:
             raise ParameterError(
-                "quantity function", fn, "importable by worker processes (a module-level function or 'module:function')",
+                "quantity function", fn, "importable by worker processes (a function defined at module level)",
                 f"cannot be pickled: {exc}; use --scheduler in-process or local:N (Dask uses cloudpickle)",
             ) from None
         queue = deque((i, b, 0) for i, b in enumerate(batches))
@@ -216,14 +252,10 @@ class DaskExecutor:
             return self.n_workers or 1
 
     def __enter__(self):
-        try:
-            import dask
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise ParameterError(
-                "scheduler", self.address or f"local:{self.n_workers}", "usable: dask.distributed is not installed",
-                "pip install 'asymptotics[dask]'",
-            ) from None
+        _require_dask(self.address or f"local:{self.n_workers}")
+        import dask
+        from distributed import Client, LocalCluster
+
         if self.client is not None:
             return self
         if self.address is not None:
@@ -284,7 +316,7 @@ class DaskExecutor:
         addr = getattr(addr, "address", self.address)
         return f"Dask scheduler {addr}: {self.workers} worker thread(s), smallest memory limit {lim}"
 
-    def default_threads(self) -> int | None:
+    def cores_per_task(self) -> int | None:
         return self.threads
 
     def run(self, fn, batches, run_id: str = "", threads: int | None = None):
@@ -330,9 +362,24 @@ class DaskExecutor:
                     pass
 
 
+def _require_dask(spec) -> None:
+    """One clear line when a Dask scheduler is asked for and Dask is not installed."""
+    try:
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ParameterError(
+            "scheduler", spec, "in-process or processes:N without Dask",
+            "local:N and tcp:// need the dask extra: pip install 'asymptotics[dask]'",
+        ) from None
+
+
 def make_executor(spec, *, max_memory: int | None = None, retries: int = 2, threads: int | None = None):
-    """The executor for a scheduler spec (see :func:`~asymptotics.sweeps.config.parse_scheduler`)."""
+    """The executor for a scheduler spec (see :func:`~asymptotics.sweeps.config.parse_scheduler`).
+    A Dask spec without Dask installed is refused here, before anything is opened or written."""
     kind, arg = parse_scheduler(spec)
+    if kind in ("local", "address"):
+        _require_dask(spec)
     if kind == "inprocess":
         return InProcessExecutor()
     if kind == "processes":

@@ -286,20 +286,17 @@ def task_threads() -> int | None:
     return int(v) if v else None
 
 
-def execute_batch(fn: Callable | str, tasks: list[Task], run_id: str = "", threads: int | None = None) -> list[dict]:
-    """Run several tasks in sequence (one executor job); ``fn`` may be a ``"module:function"``.
-    ``threads`` is the BLAS/numba thread budget of each task (published as
-    ``$ASYMPTOTICS_SWEEP_THREADS`` for the quantity; ``None`` leaves it unset)."""
-    from .quantities import resolve_callable
-
-    f = resolve_callable(fn)
+def execute_batch(fn: Callable, tasks: list[Task], run_id: str = "", threads: int | None = None) -> list[dict]:
+    """Run several tasks in sequence (one executor job). ``threads`` is the BLAS/numba thread
+    budget of each task (published as ``$ASYMPTOTICS_SWEEP_THREADS`` for the quantity; ``None``
+    leaves it unset)."""
     before = os.environ.get(THREADS_ENV)
     if threads is None:
         os.environ.pop(THREADS_ENV, None)
     else:
         os.environ[THREADS_ENV] = str(int(threads))
     try:
-        rows = [execute_task(f, t, run_id) for t in tasks]
+        rows = [execute_task(fn, t, run_id) for t in tasks]
     finally:
         if before is None:
             os.environ.pop(THREADS_ENV, None)

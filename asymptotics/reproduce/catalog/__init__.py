@@ -1,1 +1,37 @@
-"""One module per reproduced figure or table (each registers an :class:`~asymptotics.reproduce.registry.Item`)."""
+"""The figures and tables of ``asymptotics reproduce``: one module per figure or table (Ba et al. Fig. 3(a)
+and 3(b), one construction along two axes, share one), each declaring its :class:`~asymptotics.reproduce.registry.Item`."""
+
+from . import (
+    alignment_eta,
+    alignment_psi1,
+    ba_fig1,
+    ba_fig3ab,
+    ba_fig3c,
+    ck_spike,
+    cui_k_types,
+    cui_learning_curves,
+    cui_step_hurts,
+    tab_ba_risk,
+    tab_large_step,
+    tab_srf_grid,
+    tab_srf_network,
+    tab_tau_star,
+)
+
+#: every item of the catalogue (the report orders them by ``Item.order``)
+ITEMS = (
+    ba_fig1.ITEM,
+    *ba_fig3ab.ITEMS,
+    ba_fig3c.ITEM,
+    alignment_eta.ITEM,
+    alignment_psi1.ITEM,
+    ck_spike.ITEM,
+    cui_learning_curves.ITEM,
+    cui_step_hurts.ITEM,
+    cui_k_types.ITEM,
+    tab_tau_star.ITEM,
+    tab_ba_risk.ITEM,
+    tab_srf_network.ITEM,
+    tab_srf_grid.ITEM,
+    tab_large_step.ITEM,
+)

@@ -1,20 +1,17 @@
 """Theory and simulation helpers shared by the Cui et al. items (Cui convention: α = n/d, α0 = n0/d,
-β = p/d, η̃; ridge Σ(y − aᵀφ/√p)² + λ‖a‖² with λ not rescaled)."""
+β = p/d, η̃; ridge Σ(y − aᵀφ/√p)² + λ‖a‖² with λ not rescaled; see ``docs/spiked-rf.md``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-SRF = "asymptotics.theory.spiked_rf"
 
+def curve(alphas, *, student, teacher, beta, lam, eta_tilde=None, alpha0=None, srf=None, readout=None, noise=0.0):
+    """Test errors along ``alphas`` by continuation, and the sRF parameters. ``eta_tilde=None``:
+    random features (r = 0); ``srf=(c, r, gamma)``: the sRF model directly; else the one-step
+    network (η̃, α0) through the map of ``docs/spiked-rf.md``."""
+    from ...theory.spiked_rf import channel_model, cui_to_srf, spiked_rf_curve, srf_parameters
 
-def curve(ctx, alphas, *, student, teacher, beta, lam, eta_tilde=None, alpha0=None, srf=None, readout=None, noise=0.0):
-    """Test errors along ``alphas`` by continuation. ``eta_tilde=None``: random features (r = 0);
-    ``srf=(c, r, gamma)``: the sRF model directly; else the one-step network (η̃, α0)."""
-    channel_model = ctx.theory(f"{SRF}:channel_model")
-    spiked_rf_curve = ctx.theory(f"{SRF}:spiked_rf_curve")
-    srf_parameters = ctx.theory(f"{SRF}:srf_parameters")
-    cui_to_srf = ctx.theory(f"{SRF}:cui_to_srf")
     if srf is not None:
         params = srf_parameters(srf[0], srf[1], srf[2], readout)
     elif eta_tilde is None or eta_tilde == 0:

@@ -1,5 +1,5 @@
-"""The one adapter to the exact large-step theory (η = c√N, Gaussian readout;
-``35-large-step-gaussian-readout.md``, :mod:`asymptotics.theory.large_step.gaussian_readout`).
+"""The one adapter to the exact large-step theory (η = c√N, Gaussian readout; ``docs/large-step-exact.md``,
+:func:`asymptotics.theory.large_step.gaussian_readout.gaussian_readout_risk`).
 
 Every item that draws the exact large-step curve calls :func:`large_step_risk1`, so the connection to the
 theory lives in one place. Smooth curves are evaluated at the theory's default resolution (K = 32
@@ -15,27 +15,20 @@ import math
 
 import numpy as np
 
-TARGET = "asymptotics.theory.large_step.gaussian_readout:gaussian_readout_risk"
-
-
-def available(ctx) -> bool:
-    return ctx.theory(TARGET, optional=True) is not None
-
 
 @functools.lru_cache(maxsize=512)
-def _risk1(fn, student, teacher, psi1, psi2, lam, noise, c, widths, check):
+def _risk1(student, teacher, psi1, psi2, lam, noise, c, widths, check):
     """R1 at one ψ1 for several widths in one solve (the responses do not depend on N)."""
-    res = fn(student, teacher, psi1, psi2, lam, c=c, noise=noise, width=widths, check=check)
+    from ...theory.large_step.gaussian_readout import gaussian_readout_risk
+
+    res = gaussian_readout_risk(student, teacher, psi1, psi2, lam, c=c, noise=noise, width=widths, check=check)
     return tuple(float(r.risk1) if r.converged else math.nan for r in res)
 
 
-def large_step_risk1(ctx, student, teacher, psi1, *, psi2, lam, noise, c=1.0, width=None, check=False, d=None):
+def large_step_risk1(student, teacher, psi1, *, psi2, lam, noise, c=1.0, width=None, check=False, d=None):
     """R1 after one large step η = c√N at each ψ1: the N = ∞ limit (``width=None``) or the finite-width
-    prediction at N = ``width``; None if the theory is not available. ``d`` (optional) also solves the
-    width N = ψ2·d in the same call, so that a later request for it is free."""
-    fn = ctx.theory(TARGET, optional=True)
-    if fn is None:
-        return None
+    prediction at N = ``width``. ``d`` (optional) also solves the width N = ψ2·d in the same call, so
+    that a later request for it is free."""
     wd = math.inf if width is None else float(width)
     widths = [math.inf]
     if d is not None:
@@ -44,5 +37,5 @@ def large_step_risk1(ctx, student, teacher, psi1, *, psi2, lam, noise, c=1.0, wi
         widths.append(wd)
     widths = tuple(widths)
     k = widths.index(wd)
-    return np.array([_risk1(fn, student, teacher, float(x), float(psi2), float(lam), float(noise), float(c), widths,
+    return np.array([_risk1(student, teacher, float(x), float(psi2), float(lam), float(noise), float(c), widths,
                             bool(check))[k] for x in np.atleast_1d(psi1)], float)

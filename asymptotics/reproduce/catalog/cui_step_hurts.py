@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from ..data import Curve, FigureData, RefLine
-from ..registry import Item, register
+from ..data import Curve, RefLine
+from ..plot import Panel, PlotSpec
+from ..registry import Item
 from . import _cui_setting as C
-from ._common import add_comparisons, fmt, points_from, sim_caption, standard_plot
+from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 
 STUDENT = TEACHER = "tanh"
 BETA, LAM, ETA_TILDE, ALPHA0 = 1.0, 0.01, 5.0, 1.0
@@ -19,71 +20,61 @@ SIZES = {
     "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": [0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]},
 }
 REL = 0.05
+_KW = dict(student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM)
+_STEP = dict(eta_tilde=ETA_TILDE, alpha0=ALPHA0)
 
 
-def compute(ctx) -> FigureData:
+def _crossing(fig, grid, rf, one, prm) -> None:
+    """The α where the one-step network becomes worse than random features (a threshold line)."""
+    sign_change = np.nonzero(np.diff(np.sign(one - rf)))[0]
+    if not sign_change.size:
+        return
+    i = int(sign_change[0])
+
+    def f(a):
+        return float(C.curve([a], **_STEP, **_KW)[0][0] - C.curve([a], **_KW)[0][0])
+
+    a_x = brentq(f, grid[i], grid[i + 1], xtol=1e-10)
+    fig.params["crossing_alpha"] = a_x
+    fig.lines.append(RefLine("threshold", a_x, f"crossing α = {a_x:.3f}"))
+    fig.notes.append(f"Theory: the one-step network is worse than random features for α > {a_x:.3f} "
+                     f"(sRF parameters γ = {prm.gamma:.3f}, c = {prm.bulk[0]:.3f}, r = {prm.r:.3f}).")
+
+
+def data(ctx):
     p = ctx.p
-    data = FigureData("cui_step_hurts", "alpha", params={"student": STUDENT, "teacher": TEACHER, "beta": BETA,
-                                                         "lam": LAM, "eta_tilde": ETA_TILDE, "alpha0": ALPHA0, **p})
+    fig = ctx.figure("alpha", student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM, **_STEP)
     grid = np.geomspace(0.2, 5.0, 80)
-    kw = dict(student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM)
-    rf, _ = C.curve(ctx, grid, **kw)
-    one, prm = C.curve(ctx, grid, eta_tilde=ETA_TILDE, alpha0=ALPHA0, **kw)
-    data.curves.append(Curve("random features (no step)", grid, rf, "test_error", group=6))
-    data.curves.append(Curve(f"one step η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}", grid, one, "test_error",
-                             {"eta_tilde": ETA_TILDE, "alpha0": ALPHA0}, group=1))
-    diff = one - rf
-    sign_change = np.nonzero(np.diff(np.sign(diff)))[0]
-    if sign_change.size:
-        i = int(sign_change[0])
-
-        def f(a):
-            return float(C.curve(ctx, [a], eta_tilde=ETA_TILDE, alpha0=ALPHA0, **kw)[0][0]
-                         - C.curve(ctx, [a], **kw)[0][0])
-
-        a_x = brentq(f, grid[i], grid[i + 1], xtol=1e-10)
-        data.params["crossing_alpha"] = a_x
-        data.lines.append(RefLine("threshold", a_x, f"crossing α = {a_x:.3f}"))
-        data.notes.append(f"Theory: the one-step network is worse than random features for α > {a_x:.3f} "
-                          f"(sRF parameters γ = {prm.gamma:.3f}, c = {prm.bulk[0]:.3f}, r = {prm.r:.3f}).")
-    d, seeds = p["d"], p["seeds"]
+    rf, _ = C.curve(grid, **_KW)
+    one, prm = C.curve(grid, **_STEP, **_KW)
+    fig.curves.append(Curve("random features (no step)", grid, rf, "test_error", group=6))
+    fig.curves.append(Curve(f"one step η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}", grid, one, "test_error",
+                            dict(_STEP), group=1))
+    _crossing(fig, grid, rf, one, prm)
     xs = [float(a) for a in p["alpha"]]
-    cfgs = [C.network_config(d, a, eta_tilde=ETA_TILDE, alpha0=ALPHA0, n_test=p["n_test"], **kw) for a in xs]
-    sims = ctx.simulate_all(cfgs, seeds, "network and RF")
-    th_one, _ = C.curve(ctx, xs, eta_tilde=ETA_TILDE, alpha0=ALPHA0, **kw)
-    th_rf, _ = C.curve(ctx, xs, **kw)
-    pts = points_from(sims, xs, "test_error", "one step simulated", group=1, d=d, seeds=seeds)
-    data.points.append(pts)
-    add_comparisons(data, pts, th_one, x_name="alpha", fixed={"eta_tilde": ETA_TILDE, "alpha0": ALPHA0}, rel=REL)
-    pts0 = points_from(sims, xs, "test_error0", "random features simulated", group=6, d=d, seeds=seeds)
-    data.points.append(pts0)
-    add_comparisons(data, pts0, th_rf, x_name="alpha", fixed={"eta_tilde": 0.0}, rel=REL)
-    worse = [(x, m1 - m0) for x, m1, m0 in zip(xs, pts.mean, pts0.mean, strict=True)]
-    data.notes.append("Simulated difference (one step − RF, same seeds): " +
-                      ", ".join(f"α = {fmt(x)}: {dv:+.4f}" for x, dv in worse) + ".")
-    data.caption = (f"σ = σ* = tanh, p = d, λ = {fmt(LAM)}, η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}, no label noise. "
-                    + sim_caption(d, seeds, p["n_test"], "random features = the same network's readout at W⁰"))
-    return data
+    cfgs = [C.network_config(p["d"], a, n_test=p["n_test"], **_STEP, **_KW) for a in xs]
+    sims = ctx.simulate_all(cfgs, p["seeds"], "network and RF")
+    pts = add_simulated(ctx, fig, sims, xs, "test_error", "one step simulated", C.curve(xs, **_STEP, **_KW)[0],
+                        fixed=dict(_STEP), rel=REL, group=1)
+    pts0 = add_simulated(ctx, fig, sims, xs, "test_error0", "random features simulated", C.curve(xs, **_KW)[0],
+                         fixed={"eta_tilde": 0.0}, rel=REL, group=6)
+    fig.notes.append("Simulated difference (one step − RF, same seeds): " + ", ".join(
+        f"α = {fmt(x)}: {m1 - m0:+.4f}" for x, m1, m0 in zip(xs, pts.mean, pts0.mean, strict=True)) + ".")
+    fig.caption = (f"σ = σ* = tanh, p = d, λ = {fmt(LAM)}, η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}, no label noise. "
+                   + sim_caption(p["d"], p["seeds"], p["n_test"], "random features = the same network's readout at W⁰"))
+    return fig
 
 
-def plot(data, ctx):
-    return standard_plot(data, [
-        {"xlabel": "α = n/d", "ylabel": r"test error $\varepsilon_g$", "xscale": "log",
-         "title": f"σ = σ* = tanh, p = d, λ = {fmt(LAM)}, η̃ = {fmt(ETA_TILDE)}, α₀ = {fmt(ALPHA0)}",
-         "legend_loc": "lower left"},
-    ], suptitle="Cui et al.: too large a step hurts", width=5.6, height=4.2)
-
-
-register(Item(
+ITEM = Item(
     name="cui_step_hurts",
     title="Too large a step hurts: the one-step network crosses above random features",
-    paper="Cui et al. (2024) (theory notes 30-spiked-rf.md §6)",
+    paper="Cui et al. (2024) (docs/spiked-rf.md, special cases)",
     checks="With η̃ = 5 and a small first batch (α0 = 1) the trained network is better than random features at small "
            "α and worse beyond the predicted crossing; theory and simulation agree on both curves.",
-    kind="figure",
     sizes=SIZES,
-    compute=compute,
-    plot=plot,
-    requires=("asymptotics.theory.spiked_rf:spiked_rf_curve", "validation.simulator:CuiConfig"),
+    data=data,
+    plot=PlotSpec((Panel("α = n/d", TEST_ERROR_LABEL, xscale="log", legend="lower left",
+                         title="σ = σ* = tanh, p = d, λ = {lam}, η̃ = {eta_tilde}, α₀ = {alpha0}"),),
+                  title="Cui et al.: too large a step hurts", width=5.6, height=4.2),
     order=90,
-))
+)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from ..data import FigureData
-from ..registry import Item, register
+from ..registry import Item
 from . import _cui_setting as C
-from ._common import add_comparisons, points_from
+from ._common import add_simulated
 
-#: (student, teacher, η̃, α0, λ) — 30-spiked-rf.md §8
+#: (student, teacher, η̃, α0, λ) — the theory-vs-network points of docs/spiked-rf.md
 SETTINGS = (("tanh", "tanh", 5.0, 1.0, 0.01), ("tanh", "sin", 3.0, 20.0, 0.1))
 ALPHAS = (0.5, 1.5, 3.0)
 BETA = 1.0
@@ -20,46 +19,44 @@ SIZES = {
 REL = 0.05
 
 
-def compute(ctx) -> FigureData:
+def data(ctx):
     from validation.simulator import SRFConfig
 
     p = ctx.p
-    d, seeds = p["d"], p["seeds"]
     xs = [float(a) for a in p["alpha"]]
-    data = FigureData("tab_srf_network", "alpha", params={"settings": [list(s) for s in SETTINGS], "beta": BETA, **p})
+    fig = ctx.figure("alpha", settings=[list(s) for s in SETTINGS], beta=BETA)
     for s, t, et, a0, lam in SETTINGS:
         kw = dict(student=s, teacher=t, beta=BETA, lam=lam)
-        th, prm = C.curve(ctx, xs, eta_tilde=et, alpha0=a0, **kw)
-        rf, _ = C.curve(ctx, xs, **kw)
-        net = ctx.simulate_all([C.network_config(d, a, eta_tilde=et, alpha0=a0, n_test=p["n_test"], **kw) for a in xs],
-                               seeds, f"network {t}")
-        srf = ctx.simulate_all([SRFConfig(student=s, teacher=t, d=d, alpha=a, beta=BETA, lam=lam, c=prm.bulk[0],
-                                          r=prm.r, gamma=prm.gamma, n_test=p["n_test"]) for a in xs], seeds, f"sRF {t}")
+        th, prm = C.curve(xs, eta_tilde=et, alpha0=a0, **kw)
+        rf, _ = C.curve(xs, **kw)
+        net = ctx.simulate_all([C.network_config(p["d"], a, eta_tilde=et, alpha0=a0, n_test=p["n_test"], **kw)
+                                for a in xs], p["seeds"], f"network {t}")
+        srf = ctx.simulate_all([SRFConfig(student=s, teacher=t, d=p["d"], alpha=a, beta=BETA, lam=lam, c=prm.bulk[0],
+                                          r=prm.r, gamma=prm.gamma, n_test=p["n_test"]) for a in xs],
+                               p["seeds"], f"sRF {t}")
         fixed = {"setting": f"{s}/{t}", "eta_tilde": et, "alpha0": a0, "lam": lam}
-        pn = points_from(net, xs, "test_error", "network", d=d, seeds=seeds)
-        ps = points_from(srf, xs, "test_error", "sRF model", d=d, seeds=seeds)
-        add_comparisons(data, pn, th, x_name="alpha", fixed={**fixed, "model": "network"}, rel=REL)
-        add_comparisons(data, ps, th, x_name="alpha", fixed={**fixed, "model": "sRF"}, rel=REL)
+        pn = add_simulated(ctx, fig, net, xs, "test_error", "network", th, plotted=False, rel=REL,
+                           fixed={**fixed, "model": "network"})
+        ps = add_simulated(ctx, fig, srf, xs, "test_error", "sRF model", th, plotted=False, rel=REL,
+                           fixed={**fixed, "model": "sRF"})
         for i, a in enumerate(xs):
-            data.table.append({"student": s, "teacher": t, "eta_tilde": et, "alpha0": a0, "lam": lam, "alpha": a,
-                               "theory": float(th[i]), "random_features": float(rf[i]),
-                               "network_mean": pn.mean[i], "network_se": pn.se[i],
-                               "srf_mean": ps.mean[i], "srf_se": ps.se[i],
-                               "c": prm.bulk[0], "r": prm.r, "gamma": prm.gamma})
-    data.caption = (f"Test error ε_g: sRF theory (Marchenko–Pastur closed form, d → ∞), random features (r = 0), the "
-                    f"one-step network (Cui protocol) and the sRF model with the mapped (c, r, γ); p = d, d = {d}, "
-                    f"{seeds} seeds, {p['n_test']} test points.")
-    return data
+            fig.table.append({"student": s, "teacher": t, "eta_tilde": et, "alpha0": a0, "lam": lam, "alpha": a,
+                              "theory": float(th[i]), "random_features": float(rf[i]),
+                              "network_mean": pn.mean[i], "network_se": pn.se[i],
+                              "srf_mean": ps.mean[i], "srf_se": ps.se[i],
+                              "c": prm.bulk[0], "r": prm.r, "gamma": prm.gamma})
+    fig.caption = (f"Test error ε_g: sRF theory (Marchenko–Pastur closed form, d → ∞), random features (r = 0), the "
+                   f"one-step network (Cui protocol) and the sRF model with the mapped (c, r, γ); p = d, d = {p['d']}, "
+                   f"{p['seeds']} seeds, {p['n_test']} test points.")
+    return fig
 
 
-register(Item(
+ITEM = Item(
     name="tab_srf_network",
     title="sRF theory against the one-step network and the sRF model",
-    paper="Cui et al. (2024) (theory notes 30-spiked-rf.md §8, theory-vs-network table)",
+    paper="Cui et al. (2024) (docs/spiked-rf.md, what the network does)",
     checks="The map (η̃, α0) → (c, r, γ) and the sRF fixed point predict both the trained network and the sRF model.",
-    kind="table",
     sizes=SIZES,
-    compute=compute,
-    requires=("asymptotics.theory.spiked_rf:spiked_rf_curve", "validation.simulator:CuiConfig"),
+    data=data,
     order=220,
-))
+)
