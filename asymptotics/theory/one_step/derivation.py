@@ -1,6 +1,6 @@
 r"""Symbolic derivation of the rank-one (spike) algebra of the first gradient step.
 
-After one step at η = Θ(1), W₁ = W₀ + θ u vᵀ (`10-one-step.md` §3) with u ∈ ℝ^d, v ∈ ℝ^N unit
+After one step at η = Θ(1), W₁ = W₀ + θ u vᵀ (docs/one-step.md §1) with u ∈ ℝ^d, v ∈ ℝ^N unit
 vectors independent of W₀, ⟨u, β*⟩ = ρ, and W₀ ∈ ℝ^{d×N} with N(0, 1/d) entries. Everything the
 theory needs about the spike follows from the Woodbury identity applied to the resolvents
 
@@ -13,7 +13,7 @@ together with the deterministic equivalents of quadratic forms in vectors indepe
     vᵀR̃ v → m(z),                   (W₀ᵀu)ᵀR̃(W₀ᵀu) → 1 + z m̄(z),
     aᵀR W₀ v → 0,  vᵀR̃ W₀ᵀa → 0     (v independent of W₀ and a: odd in W₀),
 
-and m(z) = −1/(z(1 + m̄(z))) (`00-conventions.md`).
+and m(z) = −1/(z(1 + m̄(z))) (docs/engine.md §7).
 
 W₁W₁ᵀ = W₀W₀ᵀ + U C Uᵀ with U = [u, W₀v], C = [[θ², θ], [θ, 0]] (and the mirror image on the N
 side), so for any vector a,
@@ -24,7 +24,7 @@ This module carries that computation out with sympy — nothing below is typed i
 and returns the resulting expressions: Δ(z) = Q₀(z) − Q₁(z) for Q(z) = β*ᵀ(WWᵀ − z)⁻¹β*, its
 z-derivative, the outlier (the pole of Q₁ outside the bulk), the BBP condition (the pole is an
 eigenvalue outside the bulk iff z'(m̄) > 0 there) and the squared overlaps (residues at the pole).
-The tests compare them with the formulas of `10-one-step.md` §3 (an independent statement).
+The tests compare them with the formulas of docs/one-step.md §1 (an independent statement).
 
 The expressions are rendered to numpy code in :mod:`._spike_generated` by
 ``python -m asymptotics.theory.one_step.derivation`` (a real module on disk; a test re-derives
@@ -250,7 +250,7 @@ def generated_path():
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from ..._cache import atomic_write_text
+    from ...atomic import write_text
 
-    atomic_write_text(generated_path(), render_module())
+    write_text(generated_path(), render_module(), name="generated spike module")
     print(f"wrote {generated_path()}")
