@@ -32,7 +32,7 @@ from sympy.printing.numpy import SciPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
 from ..codegen.modules import load_generated_module
-from ..codegen.printing import NumbaExprPrinter, prepare
+from ..codegen.printing import NumbaExprPrinter, nested_call, prepare
 from ..codegen.templates import ACTIVATION, render_template
 from .parser import X
 
@@ -54,18 +54,10 @@ class _NumpyPrinter(SciPyPrinter):
         return f"numpy.zeros_like({self._print(expr.args[0])})"
 
     def _print_Max(self, expr):
-        args = [self._print(a) for a in expr.args]
-        out = args[0]
-        for a in args[1:]:
-            out = f"numpy.maximum({out}, {a})"
-        return out
+        return nested_call("numpy.maximum", [self._print(a) for a in expr.args])
 
     def _print_Min(self, expr):
-        args = [self._print(a) for a in expr.args]
-        out = args[0]
-        for a in args[1:]:
-            out = f"numpy.minimum({out}, {a})"
-        return out
+        return nested_call("numpy.minimum", [self._print(a) for a in expr.args])
 
     def _print_log1p(self, expr):
         (u,) = expr.args

@@ -46,7 +46,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-__all__ = ["NumbaExprPrinter", "safe_name", "prepare", "TARGETS"]
+__all__ = ["NumbaExprPrinter", "safe_name", "prepare", "nested_call", "TARGETS"]
 
 #: The two targets of :class:`NumbaExprPrinter` (see the module docstring).
 TARGETS = ("generic", "real")
@@ -60,6 +60,14 @@ def safe_name(prefix: str, sym) -> str:
     name = re.sub(r"\W", "_", str(sym))
     out = f"{prefix}{name}"
     return out + "_" if keyword.iskeyword(out) else out
+
+
+def nested_call(fn: str, args) -> str:
+    """``fn(fn(a, b), c)`` for the printed ``args`` (a binary max/min applied to many arguments)."""
+    out = args[0]
+    for a in args[1:]:
+        out = f"{fn}({out}, {a})"
+    return out
 
 
 def prepare(expr) -> sp.Expr:
@@ -132,18 +140,11 @@ class NumbaExprPrinter(PythonCodePrinter):
             return f"(0.0 if ({a}) == 0 else math.copysign(1.0, {a}))"
         return f"numpy.sign({a})"
 
-    def _nested(self, fn, expr):
-        args = [self._print(a) for a in expr.args]
-        out = args[0]
-        for a in args[1:]:
-            out = f"{fn}({out}, {a})"
-        return out
-
     def _print_Max(self, expr):
-        return self._nested("max", expr)
+        return nested_call("max", [self._print(a) for a in expr.args])
 
     def _print_Min(self, expr):
-        return self._nested("min", expr)
+        return nested_call("min", [self._print(a) for a in expr.args])
 
     def _print_log1p(self, expr):
         (u,) = expr.args

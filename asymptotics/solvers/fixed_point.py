@@ -68,56 +68,52 @@ def fixed_point(g, x0, *, args=(), solver=_DEFAULT, scale=None, on_failure="rais
     G = packed.wrap(g, args)
     S = scale_function(packed, scale, args)
     if isinstance(solver, Anderson):
-        x, r, status, it = _anderson(G, S, packed, solver)
-        method = "anderson"
+        step, method = _AndersonStep(solver), "anderson"
     else:
-        x, r, status, it = _damped(G, S, packed, solver)
-        method = "fixed_point"
+        w = solver.damping
+        step, method = (lambda x, r: x + w * r), "fixed_point"
+    x, r, status, it = _iterate(G, S, packed.x.copy(), solver, step)
     return finish(packed, x, r, status, it, method, on_failure, s=S(x))
 
 
-def _damped(G, S, packed, cfg: FixedPoint):
-    x = packed.x.copy()
-    w = cfg.damping
+def _iterate(G, S, x, cfg, step):
+    """The one loop: evaluate r = g(x) − x, stop on a non-finite value or on the residual test
+    (after ``min_steps``), else ``x ← step(x, r)``."""
     r = None
     for k in range(1, cfg.max_steps + 1):
-        gx = G(x)
-        r = gx - x
+        r = G(x) - x
         if not np.all(np.isfinite(r)):
             return x, r, NONFINITE, k
         if k >= cfg.min_steps and converged(r, S(x), cfg.atol, cfg.rtol):
             return x, r, CONVERGED, k
-        x = x + w * r
+        x = step(x, r)
     return x, r, MAX_STEPS, cfg.max_steps
 
 
-def _anderson(G, S, packed, cfg: Anderson):
-    x = packed.x.copy()
-    w = cfg.damping
-    dX, dF = [], []
-    x_prev = f_prev = None
-    best = np.inf
-    r = None
-    for k in range(1, cfg.max_steps + 1):
-        gx = G(x)
-        r = gx - x
-        if not np.all(np.isfinite(r)):
-            return x, r, NONFINITE, k
-        if k >= cfg.min_steps and converged(r, S(x), cfg.atol, cfg.rtol):
-            return x, r, CONVERGED, k
+class _AndersonStep:
+    """The Anderson step (module docstring), with its history of differences."""
+
+    def __init__(self, cfg: Anderson):
+        self.cfg = cfg
+        self.dX, self.dF = [], []
+        self.x_prev = self.f_prev = None
+        self.best = np.inf
+
+    def __call__(self, x, r):
+        cfg, dX, dF, w = self.cfg, self.dX, self.dF, self.cfg.damping
         nrm = float(np.max(np.abs(r)))
-        if nrm > cfg.restart_factor * best:  # stagnation / divergence guard: restart
+        if nrm > cfg.restart_factor * self.best:  # stagnation / divergence guard: restart
             dX.clear()
             dF.clear()
-            x_prev = f_prev = None
-        best = min(best, nrm)
-        if x_prev is not None:
-            dX.append(x - x_prev)
-            dF.append(r - f_prev)
+            self.x_prev = self.f_prev = None
+        self.best = min(self.best, nrm)
+        if self.x_prev is not None:
+            dX.append(x - self.x_prev)
+            dF.append(r - self.f_prev)
             if len(dX) > cfg.memory:
                 dX.pop(0)
                 dF.pop(0)
-        x_prev, f_prev = x, r
+        self.x_prev, self.f_prev = x, r
         step = w * r
         if dF:
             F = np.stack(dF, axis=1)
@@ -131,5 +127,4 @@ def _anderson(G, S, packed, cfg: Anderson):
                 gamma, *_ = np.linalg.lstsq(F, r, rcond=None)
             if np.all(np.isfinite(gamma)):
                 step = step - (X + w * F) @ gamma
-        x = x + step
-    return x, r, MAX_STEPS, cfg.max_steps
+        return x + step
