@@ -146,3 +146,24 @@ def test_no_numba_source_in_python_strings(folder):
     for f in files:
         for node in _non_docstring_strings(ast.parse(f.read_text())):
             assert "njit" not in node.value and "prange" not in node.value, f"{f}:{node.lineno}"
+
+
+def test_docstring_examples_run():
+    """The executable examples of the code-generation and solver modules."""
+    import doctest
+    import sys
+
+    import asymptotics.activations.lowering as lowering
+    import asymptotics.codegen.expressions as expressions
+    import asymptotics.codegen.modules as modules
+    import asymptotics.codegen.printing as printing
+    import asymptotics.codegen.templates as templates
+    import asymptotics.solvers as solvers
+    import asymptotics.solvers.config as config
+    import asymptotics.solvers.newton as newton
+    import asymptotics.solvers.result as result
+
+    fp = sys.modules["asymptotics.solvers.fixed_point"]  # the package attribute is the function
+    for mod in (printing, expressions, modules, templates, lowering, solvers, config, fp, newton, result):
+        failed, tried = doctest.testmod(mod)
+        assert failed == 0 and tried > 0, mod.__name__

@@ -22,8 +22,6 @@ entry just means deriving and rendering again.
 The directory is ``$ASYMPTOTICS_CACHE_DIR`` when set, else the platform's user cache directory
 (``~/.cache/asymptotics`` on Linux).
 
->>> import os, tempfile
->>> os.environ["ASYMPTOTICS_CACHE_DIR"] = tempfile.mkdtemp()
 >>> src = header("a doctest") + "\nANSWER = 42\n"
 >>> mod = load_generated_module(src, prefix="doc")
 >>> mod.ANSWER, mod.__name__ == f"asymptotics_generated.doc_{source_hash(src)}"
