@@ -69,12 +69,13 @@ def array_function(name, args, unpack, exprs, printer, tag, dtype, shape=None):
     return lines
 
 
-def equation_terms(expr) -> tuple:
+def equation_terms(expr, prepared: bool = False) -> tuple:
     """The terms t_k of F = Σ_k t_k: the arguments of the prepared expression when it is a sum,
     with a product that has a sum among its factors distributed one level (c·(a + b) → ca, cb),
-    so that a rescaled equation 2⁴⁰·(…) has the terms of (…); else the expression itself."""
+    so that a rescaled equation 2⁴⁰·(…) has the terms of (…); else the expression itself.
+    ``prepared``: ``expr`` has already been through :func:`~asymptotics.codegen.printing.prepare`."""
     out = []
-    for t in sp.Add.make_args(prepare(expr)):
+    for t in sp.Add.make_args(expr if prepared else prepare(expr)):
         factors = sp.Mul.make_args(t)
         k = next((i for i, f in enumerate(factors) if f.is_Add), None)
         if k is None:
@@ -85,10 +86,10 @@ def equation_terms(expr) -> tuple:
     return tuple(out)
 
 
-def scale_function(name, args, unpack, equations, printer, tag="s"):
+def scale_function(name, args, unpack, equations, printer, tag="s", prepared=False):
     """Source lines of the function ``name(args)`` → the float64 array (Σ_k |t_ik|)_i over the
     equations (the size of each equation's terms)."""
-    terms = [equation_terms(e) for e in equations]
+    terms = [equation_terms(e, prepared) for e in equations]
     flat = [t for ts in terms for t in ts]
     pre, printed = cse_lines(flat, printer, tag)
     lines = [f"def {name}({args}):", *unpack, *pre,

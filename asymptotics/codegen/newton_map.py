@@ -91,7 +91,7 @@ def render_newton_map(system, tangents=(), d_ds=(), notes=()) -> str:
             f"{ind}{names[tangents[0]]} = -(d * e0 - b * e1) / det",
             f"{ind}{names[tangents[1]]} = -(a * e1 - c * e0) / det",
         ]
-    terms = [equation_terms(e) for e in system.equations]
+    terms = [equation_terms(e, prepared=True) for e in F]
     pre, tv = cse_lines([t for ts in terms for t in ts], printer, "s")
     fin += pre
     k = len(terms[0])

@@ -115,7 +115,7 @@ def render_definitions(system: EquationSystem) -> str:
         *array_function("residual", "x, p", unpack, F, printer, "r", "x.dtype"),
         "",
         "",
-        *scale_function("residual_scale", "x, p", unpack, system.equations, printer),
+        *scale_function("residual_scale", "x, p", unpack, F, printer, prepared=True),
         "",
         "",
         *array_function("jacobian", "x, p", unpack, J, printer, "j", "x.dtype", shape=(n, n)),

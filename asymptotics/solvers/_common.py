@@ -56,9 +56,10 @@ def pack(x0) -> Packed:
 
 
 def converged(r, s, atol, rtol) -> bool:
-    """The residual test: every component ``|r_i| <= atol + rtol·s_i`` (False if non-finite)."""
+    """The residual test: every component ``|r_i| <= atol + rtol·s_i`` (False if non-finite;
+    ``s ≥ 0``, as :func:`scale_function` gives it)."""
     with np.errstate(invalid="ignore"):
-        return bool(np.all(np.abs(r) <= atol + rtol * np.abs(s)))
+        return bool(np.all(np.abs(r) <= atol + rtol * s))
 
 
 def scale_function(packed, scale, args):

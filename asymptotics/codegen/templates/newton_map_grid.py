@@ -60,8 +60,8 @@ def finish_point(U, P, i, Y):  # placeholder: outputs into Y[i] and the scaled r
 CLIP = 2.0
 
 # the per-point functions (rendered above as plain Python) compiled for use by the loops
-log_newton_step = njit(cache=True)(log_newton_step)
-finish_point = njit(cache=True)(finish_point)
+log_newton_step = njit(cache=True, inline="always")(log_newton_step)
+finish_point = njit(cache=True, inline="always")(finish_point)
 
 
 @njit(cache=True)
