@@ -105,6 +105,10 @@ def _py(v):
     return complex(v) if np.iscomplexobj(v) else float(v)
 
 
+#: The options of :meth:`CompiledSystem.solve` (everything else is a parameter of the system).
+_SOLVE_OPTIONS = ("x0", "atol", "rtol", "max_steps", "homotopy_steps", "on_failure")
+
+
 class CompiledSystem:
     """A lowered system ready to solve (see the module docstring). Attributes: ``name``,
     ``unknowns``, ``parameters``, ``outputs`` (names), ``path`` (the generated module),
@@ -180,28 +184,12 @@ class CompiledSystem:
         return int(idx), float(val)
 
     # ------------------------------------------------------------------ solving
-    def solve(
-        self,
-        *,
-        x0=None,
-        atol=1e-13,
-        rtol=1e-13,
-        max_steps=100,
-        homotopy_steps=40,
-        on_failure="raise",
-        **params,
-    ) -> SystemSolution:
-        """Solve at one parameter point (keyword arguments named as :attr:`parameters`)."""
-        p, dt = self._param_vector(params, grid=False)
-        g = self.solve_grid(
-            x0=x0,
-            atol=atol,
-            rtol=rtol,
-            max_steps=max_steps,
-            homotopy_steps=homotopy_steps,
-            on_failure=on_failure,
-            **{k: np.asarray([v]) for k, v in params.items()},
-        )
+    def solve(self, **kwargs) -> SystemSolution:
+        """Solve at one parameter point: keyword arguments named as :attr:`parameters`, and the
+        options of :meth:`solve_grid` (``x0, atol, rtol, max_steps, homotopy_steps, on_failure``)."""
+        options = {k: kwargs.pop(k) for k in _SOLVE_OPTIONS if k in kwargs}
+        p, dt = self._param_vector(kwargs, grid=False)
+        g = self.solve_grid(**options, **{k: np.asarray([v]) for k, v in kwargs.items()})
         st = Status(int(g.status[0]))
         floor = bool(g.at_roundoff_floor[0])
         res = SolverResult(
