@@ -131,9 +131,10 @@ def _title(result, columns: list[_Column]) -> str | None:
 
 
 def build_table(result, columns: Sequence[str] | None = None, show_all: bool = False, precision: int = 6,
-                transpose: bool = False, title: bool = True):
+                transpose: bool = False, title: bool = True, wrap: bool = False):
     """The rich ``Table`` of ``result`` (see the module docstring); ``title=False`` leaves the
-    fixed parameters out (:func:`print_table` prints them on a line of their own)."""
+    fixed parameters out (:func:`print_table` prints them on a line of their own); ``wrap`` lets
+    cells wrap (for a console narrower than the table)."""
     from rich.table import Table
 
     cols = plan_columns(result, columns, show_all)
@@ -148,7 +149,10 @@ def build_table(result, columns: Sequence[str] | None = None, show_all: bool = F
         return t
     t = Table(title=title)
     for c in cols:
-        t.add_column(c.header, justify="right", no_wrap=True, min_width=min(len(c.header), 14))
+        if wrap:  # headers wrap, numbers are cut visibly (…), never folded onto a second line
+            t.add_column(c.header, justify="right", overflow="ellipsis")
+        else:
+            t.add_column(c.header, justify="right", no_wrap=True, min_width=min(len(c.header), 14))
     for r in result.rows:
         t.add_row(*[c.cell(r, precision) for c in cols])
     return t
@@ -181,13 +185,33 @@ def render_text(result, columns: Sequence[str] | None = None, show_all: bool = F
 
 def print_table(result, columns: Sequence[str] | None = None, show_all: bool = False, precision: int = 6) -> None:
     """Print the table to stdout: as wide as the terminal at most (or ``COLUMNS``); when stdout
-    is not a terminal and ``COLUMNS`` is unset, at its natural width."""
+    is not a terminal and ``COLUMNS`` is unset, at its natural width.
+
+    A table wider than the console is shown with 4 significant digits, then without its last
+    value columns (named in a note: ``--columns`` shows them); ``show_all`` with few rows is
+    transposed instead. Numbers are never folded over two lines."""
     from rich.console import Console
 
     table = build_table(result, columns, show_all, precision, title=False)
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(width=min(_natural_width(table), 4000))
-    elif show_all and _natural_width(table) > console.width and len(result.rows) <= TRANSPOSE_ROWS:
-        table = build_table(result, columns, show_all, precision, transpose=True, title=False)
+        _print(console, result, table, columns, show_all)
+        return
+    width = console.width
+    if _natural_width(table) > width and show_all:
+        transpose = len(result.rows) <= TRANSPOSE_ROWS
+        table = build_table(result, columns, show_all, precision, transpose=transpose, title=False, wrap=True)
+        _print(console, result, table, columns, show_all)
+        return
+    if _natural_width(table) > width:
+        table = build_table(result, columns, show_all, min(precision, 4), title=False)
+    names = [c.header for c in plan_columns(result, columns, show_all)]  # a header is its column's name
+    hidden: list[str] = []
+    while _natural_width(table) > width and len(names) > 1:
+        hidden.insert(0, names.pop())
+        table = build_table(result, names, False, min(precision, 4), title=False)
     _print(console, result, table, columns, show_all)
+    if hidden:
+        console.print(f"(not shown for width: {', '.join(hidden)}; see --columns, --all)", style="dim",
+                      highlight=False)

@@ -194,11 +194,13 @@ class Activation:
         closed = _c.closed_form_constants(self.builtin) if method in ("auto", "closed") else {}
         if method == "closed" and not closed.get("hermite"):
             raise ExpressionError(f"no closed form for the constants of {self.name!r}")
+        singular = tuple(self.moments_check.get("singular_points", ()))
         if method == "mpmath":
-            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath")
+            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath", singular=singular)
             return _c.assemble(self._apply_parity(vals), "mpmath", center=False)
         need_quad = not ("hermite" in closed and "mean_sq_derivative" in closed)
-        vals = _c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64") if need_quad else {}
+        vals = (_c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64", singular=singular)
+                if need_quad else {})
         used_closed = bool(closed)
         for key, v in closed.items():
             vals[key] = [float(c) for c in v] if key == "hermite" else float(v)

@@ -59,7 +59,7 @@ MAX_POINTS = 20_000
 #: Largest number of readout types K and of κ nodes.
 MAX_TYPES = 4096
 TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types"),
-                ("risk1", "spike_error", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
+                ("risk1", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
 
 
 def _grid(name: str, text: str, rule=None):
