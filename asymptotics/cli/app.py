@@ -15,6 +15,7 @@ are taken from ``typer.BadParameter``'s class hierarchy, never imported from ``c
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import re
 import sys
@@ -191,7 +192,12 @@ def plain_help(text: str | None) -> str | None:
         return text
     for pattern, repl in _RST:
         text = pattern.sub(repl, text)
-    return text.replace("::\n", ":\n")
+    paragraphs = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines = para.split("\n")
+        indented = any(line.startswith((" ", "\t")) for line in lines[1:])
+        paragraphs.append(para if indented else " ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs).replace("::\n", ":\n")
 
 
 def _tidy(cmd, seen: set) -> None:
