@@ -26,7 +26,7 @@ def derive_command(
         bool, typer.Option("--code", help="Print the path of the generated compiled module (lowers it).")
     ] = False,
 ) -> None:
-    """Print the equations of a system derived by the matrix Dyson rule (20-pencils.md)."""
+    """Print the equations of a system derived by the matrix Dyson rule (docs/engine.md)."""
     import sympy as sp
 
     from ...errors import ParameterError

@@ -47,7 +47,7 @@ def figure_command(
         for it in items():
             miss = missing_requirements(it)
             t.add_row(it.name, it.kind, it.paper, it.checks, "yes" if not miss else "needs " + ", ".join(miss))
-        Console(width=160).print(t)
+        Console().print(t)
         return
     if name is None:
         from ...errors import ParameterError

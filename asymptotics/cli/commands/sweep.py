@@ -72,7 +72,7 @@ def _list_quantities() -> None:
         except Exception as exc:  # the simulator may not be importable here
             params = f"(unavailable: {type(exc).__name__})"
         t.add_row(name, "yes" if q.seeded else "no", params, q.description)
-    Console(width=max(Console().width, 160)).print(t)
+    Console().print(t)
 
 
 def register(app: typer.Typer) -> None:
