@@ -132,7 +132,7 @@ def _newton(x0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps):
     """Plain Newton first (its first step may raise the residual before converging
     quadratically); when it does not converge, Newton with Armijo backtracking from x0."""
     x = x0.copy()
-    for k in range(min(max_steps, 25)):
+    for _ in range(min(max_steps, 25)):
         F, J, ok = mixture_residual_jacobian(x, z, w, U, M2, pi, c, psi2, kap)
         if not ok:
             break

@@ -19,7 +19,14 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...solvers import Status, compile_system
-from .branch import AxisSolution, BranchContinuation, compiled_level_solver, continue_down, continue_to_axis, real_axis_solve
+from .branch import (
+    AxisSolution,
+    BranchContinuation,
+    compiled_level_solver,
+    continue_down,
+    continue_to_axis,
+    real_axis_solve,
+)
 
 __all__ = ["BranchBulk", "PencilBulk", "RealTransforms"]
 

@@ -40,8 +40,8 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...solvers import Status
-from .branch import BranchContinuation
 from ._mixture_kernels import mixture_newton_batch, mixture_residual_jacobian
+from .branch import BranchContinuation
 from .bulk import BranchBulk
 
 __all__ = ["TypedGramBulk", "KappaMixtureBulk", "batched_newton"]

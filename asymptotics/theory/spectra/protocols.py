@@ -13,7 +13,7 @@ Both expose the same spectral vocabulary: ``sample_ratio`` (ψ1 or α: n/d of th
 
 >>> step = ba_step("tanh", "tanh", psi1=2.0, psi2=1.5, eta=5.0, noise=0.1)
 >>> round(step.theta_sq, 4), round(step.teacher_overlap_sq, 4)      # θ², ρ² = ⟨u, β*⟩²
-(4.2858, 0.6376)
+(5.2191, 0.6447)
 """
 
 from __future__ import annotations

@@ -182,8 +182,8 @@ def atom_at_zero(bulk) -> tuple:
 
     e1, e2 = extrapolate(*a[:3]), extrapolate(*a[1:])
     err = abs(e2 - e1) + 1e-15
-    atom = 0.0 if abs(e2) < max(1e-12, 2 * err) else min(max(e2, 0.0), 1.0)
-    return atom, err
+    atom = 0.0 if abs(e2) < max(1e-12, 2 * err) else min(max(float(e2), 0.0), 1.0)
+    return float(atom), float(err)
 
 
 def bulk_mass(bulk, intervals, nodes: int = 96) -> float:
