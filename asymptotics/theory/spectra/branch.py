@@ -12,6 +12,8 @@ solution **continuously from a height where the large-|z| start is exact** down 
   ``max_refinements`` times;
 * at every height the **branch test** Im g ≥ −tol is checked for the traces named in ``signs``
   (a Stieltjes trace has Im g > 0 on ℂ₊); leaving it is reported as a failure, never passed on;
+* points with |x| < 10⁴·y_f (next to a hard edge or an atom at 0) continue further, to 10⁻⁶·|x|
+  (when a step of that descent fails, the value at the last height reached is kept, and reported);
 * finally one solve at y = 0 itself (the boundary value g(x + i0)) from the y_f solution; it is
   kept when it converges and stays on the branch (inside the support the conjugate root lies far
   away, outside the real root is reached), otherwise the y_f value is kept and its height
@@ -241,6 +243,27 @@ def continue_to_axis(solve, start, x, scale: float, unknowns: tuple, signs: dict
     hs = cfg.heights(scale)
     X, status, res = continue_down(solve, start, x, hs, signs, cfg)
     height = np.full(x.size, hs[-1])
+    # points close to 0 (a hard edge or an atom there): descend further, to 10⁻⁶·|x|
+    near = (status == Status.CONVERGED) & (hs[-1] > 1e-4 * np.abs(x)) & (np.abs(x) > 1e-12 * scale)
+    if np.any(near):
+        idx = np.flatnonzero(near)
+        target = 1e-6 * np.abs(x[idx])
+        steps = int(np.ceil(np.max(np.log(hs[-1] / target) / -np.log(cfg.ratio))))
+        h_prev = np.full(idx.size, hs[-1])
+        Xs, sts = X[idx], status[idx]
+        for k in range(1, steps + 1):
+            h_next = hs[-1] * (target / hs[-1]) ** (k / steps)
+            alive = sts == Status.CONVERGED
+            if not np.any(alive):
+                break
+            Xa, sta, resa = _advance(solve, x[idx][alive], h_prev[alive], h_next[alive], Xs[alive], signs or {}, cfg, 0)
+            ok = sta == Status.CONVERGED
+            sub = np.flatnonzero(alive)
+            Xs[sub[ok]] = Xa[ok]
+            res[idx[sub[ok]]] = resa[ok]
+            h_prev[sub[ok]] = h_next[sub[ok]]
+            sts[sub[~ok]] = -1  # stop descending; keep the value at the last height reached
+        X[idx], height[idx] = Xs, h_prev
     if cfg.boundary:
         ok = (status == Status.CONVERGED) & (np.abs(x) > 1e-12 * scale)
         if np.any(ok):
