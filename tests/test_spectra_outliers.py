@@ -13,7 +13,11 @@ from scipy import integrate
 from asymptotics.activations import activation
 from asymptotics.theory.one_step import OneStepModel, rectangular_spike, spike
 from asymptotics.theory.spectra import ba_step, ck_spectrum, cui_step, ge_ck_bulk, mp_bulk, weights_spectrum
-from asymptotics.theory.spectra.large_step import large_step_features, weights_bulk_large, weights_outlier_large
+from asymptotics.theory.spectra.large_step import (
+    large_step_features,
+    weights_bulk_large,
+    weights_outlier_large,
+)
 from asymptotics.theory.spectra.rank_one import covariance_outlier, rectangular_outlier
 
 

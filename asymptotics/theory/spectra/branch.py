@@ -53,7 +53,7 @@ class BranchContinuation:
 
     Attributes:
         start_height: Y₀/scale, where the large-|z| start q0⁻¹ is used (default 10).
-        ratio: geometric ratio between successive heights, in (0, 1) (default 0.3).
+        ratio: geometric ratio between successive heights, in (0, 1) (default 0.1).
         final_height: y_f/scale, the last height before the boundary solve at y = 0 (default 1e-10).
         boundary: whether to solve at y = 0 itself after y_f (default True).
         atol, rtol: residual tolerances of each solve (``|F_i| <= atol + rtol·|g_i|``).
@@ -63,7 +63,7 @@ class BranchContinuation:
     """
 
     start_height: float = 10.0
-    ratio: float = 0.3
+    ratio: float = 0.1
     final_height: float = 1e-10
     boundary: bool = True
     atol: float = 1e-13

@@ -277,13 +277,18 @@ def evaluate_bulk(bulk, x=None, *, points: int = 1000, scan_points: int = 1500) 
         xs = np.atleast_1d(np.asarray(x, dtype=float))
         if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
             raise ParameterError("x", x, "a non-empty 1-D grid of finite real numbers")
+    # x ≈ 0 is singular when there is an atom there: outside the support ρ = 0 (no solve), at a
+    # hard edge at 0 the value at 10⁻⁹·scale is reported
     tiny = 1e-9 * bulk.scale
     near0 = np.abs(xs) <= tiny
-    xe = np.where(near0, tiny, xs)
-    rho, _, sol = density(bulk, xe)
-    sol.raise_on_failure(f"density of {bulk.label}")
-    if sup.intervals[0][0] > tiny:
-        rho = np.where(near0, 0.0, rho)
+    hard = sup.intervals[0][0] <= tiny
+    solve_at = ~near0 | hard
+    rho = np.zeros(xs.size)
+    status, resid, height = 0, 0.0, 0.0
+    if np.any(solve_at):
+        r, _, sol = density(bulk, np.where(near0, tiny, xs)[solve_at])
+        sol.raise_on_failure(f"density of {bulk.label}")
+        rho[solve_at] = r
+        status, resid, height = int(np.max(sol.status)), float(np.max(sol.residual)), float(np.max(sol.height))
     return {"support": sup, "x": xs, "density": rho, "mass": bulk_mass(bulk, sup.intervals),
-            "status": int(np.max(sol.status)), "residual": float(np.max(sol.residual)),
-            "height": float(np.max(sol.height))}
+            "status": status, "residual": resid, "height": height}
