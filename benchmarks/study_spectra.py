@@ -34,6 +34,8 @@ from asymptotics.theory.spectra import ba_step, ck_spectrum, cui_step, weights_s
 SETTINGS = {
     "ba_small": {"kind": "ba", "cfg": {"psi1": 3.0, "psi2": 1.0, "eta": 6.0, "noise": 0.1}, "regime": "small"},
     "ba_large": {"kind": "ba", "cfg": {"psi1": 2.0, "psi2": 1.0, "eta": 1.0, "noise": 0.1}, "regime": "large"},
+    "ba_small_relu": {"kind": "ba", "cfg": {"psi1": 3.0, "psi2": 1.0, "eta": 6.0, "noise": 0.1}, "regime": "small",
+                      "student": "relu"},
     "cui": {"kind": "cui", "cfg": {"alpha": 2.0, "beta": 1.0, "eta_tilde": 3.0, "alpha0": 2.0, "noise": 0.0}},
 }
 
@@ -67,7 +69,7 @@ def _law(spectrum_fn, step, **kw):
 def theory(name):
     s = SETTINGS[name]
     if s["kind"] == "ba":
-        step = ba_step("tanh", "tanh", **s["cfg"], regime=s["regime"])
+        step = ba_step(s.get("student", "tanh"), "tanh", **s["cfg"], regime=s["regime"])
     else:
         step = cui_step("tanh", "tanh", **s["cfg"])
     out = {"step": step}
@@ -81,7 +83,7 @@ def theory(name):
 def sample(name, d, seed):
     s = SETTINGS[name]
     if s["kind"] == "ba":
-        return sample_ba(d, **s["cfg"], regime=s["regime"], seed=seed, top=2)
+        return sample_ba(d, **s["cfg"], student=s.get("student", "tanh"), regime=s["regime"], seed=seed, top=2)
     return sample_cui(d, **s["cfg"], seed=seed, top=2)
 
 
@@ -131,7 +133,8 @@ def main(argv=None):
     for name in a.settings.split(","):
         t0 = time.perf_counter()
         th = theory(name)
-        entry = data.setdefault(name, {"setting": SETTINGS[name]["cfg"], "runs": {}})
+        entry = data.setdefault(name, {"setting": {**SETTINGS[name]["cfg"], "student": SETTINGS[name].get("student", "tanh"),
+                                                   "teacher": "tanh"}, "runs": {}})
         entry["theory"] = theory_summary(th)
         entry["theory_seconds"] = time.perf_counter() - t0
         for d, ns in zip(dims, seeds, strict=True):
@@ -163,7 +166,7 @@ def summary(data) -> str:
     lines = ["# Spectrum study: theory vs the reference sampler (mean ± s.e. over seeds)", ""]
     for name, entry in data.items():
         th = entry["theory"]
-        large = name != "ba_small"
+        large = not name.startswith("ba_small")
         lines += [f"## {name}: {entry['setting']}", ""]
         unit = " / N" if large else ""
         lines.append(f"theory: weights edge {th['weights']['edge']:.4f}, outlier{unit} {th['weights']['outlier']:.4f}; "

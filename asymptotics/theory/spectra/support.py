@@ -218,13 +218,13 @@ def bulk_mass(bulk, intervals, nodes: int = 12, tol: float = 1e-10, max_levels: 
     """∫ρ over the intervals: x = a + (b − a)(1 − cos t)/2 (which removes square-root edges) and an
     adaptive composite Gauss–Legendre rule in t (``nodes`` and 2·``nodes`` per panel; a panel whose
     two values differ by more than ``tol`` is split in two). At a hard edge at 0 the piece
-    [0, 10⁻⁸·scale] is 2ερ(ε) (ρ ∝ 1/√x there)."""
+    [0, 10⁻⁷·scale] is 2ερ(ε) (ρ ∝ 1/√x there)."""
     g1, w1 = np.polynomial.legendre.leggauss(nodes)
     g2, w2 = np.polynomial.legendre.leggauss(2 * nodes)
     total = 0.0
     for a, b in intervals:
-        if a == 0.0:  # a hard edge at 0, ρ ≈ C/√x: ∫_0^ε ρ = 2ερ(ε) with ε = 10⁻⁸·scale
-            eps = 1e-8 * bulk.scale
+        if a == 0.0:  # a hard edge at 0, ρ ≈ C/√x: ∫_0^ε ρ = 2ερ(ε) with ε = 10⁻⁷·scale
+            eps = 1e-7 * bulk.scale
             rho_e, _, sol_e = density(bulk, np.array([eps]))
             sol_e.raise_on_failure(f"mass of {bulk.label}")
             total += 2 * eps * float(rho_e[0])
@@ -277,9 +277,10 @@ def evaluate_bulk(bulk, x=None, *, points: int = 1000, scan_points: int = 1500) 
         xs = np.atleast_1d(np.asarray(x, dtype=float))
         if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
             raise ParameterError("x", x, "a non-empty 1-D grid of finite real numbers")
-    # x ≈ 0 is singular when there is an atom there: outside the support ρ = 0 (no solve), at a
-    # hard edge at 0 the value at 10⁻⁹·scale is reported
-    tiny = 1e-9 * bulk.scale
+    # x ≈ 0 is singular (an atom or a hard edge there; the equations cannot be solved to the
+    # residual tolerance much closer to 0): |x| ≤ 10⁻⁷·scale outside the support gives ρ = 0 (no
+    # solve), at a hard edge at 0 the value at 10⁻⁷·scale is reported
+    tiny = 1e-7 * bulk.scale
     near0 = np.abs(xs) <= tiny
     hard = sup.intervals[0][0] <= tiny
     solve_at = ~near0 | hard
