@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import ParameterError
-from ...solvers import Status, compile_system
+from ...solvers import compile_system
 from .branch import (
     AxisSolution,
     BranchContinuation,
@@ -185,6 +185,3 @@ class PencilBulk(BranchBulk):
         return {"system": self.system, "parameters": {k: float(v) for k, v in self.params.items()},
                 "transform": self.main, "law": self.label}
 
-
-def converged(status) -> np.ndarray:
-    return np.asarray(status) == Status.CONVERGED
