@@ -30,11 +30,11 @@ HE3 = "x + (x**3-3*x)/sqrt(6)"
 CASES = {"three": (0.5, 1.0, 1.5), "two": (0.5, 1.5), "uniform": (1.0,)}
 
 
-def _sim(name, d):
+def _sim(name, d, column="test_error"):
     with open(DATA / f"srf_{name}_d{d}.csv") as f:
         rows = list(csv.DictReader(f))
     assert all(int(r["d"]) == d and int(r["p"]) == d and r["protocol"] == "srf" for r in rows)
-    v = np.array([float(r["test_error"]) for r in rows])
+    v = np.array([float(r[column]) for r in rows])
     return v.mean(), v.std(ddof=1) / math.sqrt(v.size)
 
 
@@ -56,6 +56,8 @@ def test_matches_srf_simulation_within_two_se(models, infinite, name, d):
     s = solve_finite_width(models[name], 3.0, 1.0, 0.01, d, infinite=infinite[name])
     assert s.status == Status.CONVERGED and s.residual < 1e-9
     assert abs(mean - s.test_error) <= 2.0 * se, (name, d, mean, se, s.test_error)
+    train, train_se = _sim(name, d, "train_error")
+    assert abs(train - s.train_error) <= 2.0 * train_se, (name, d, train, train_se, s.train_error)
     if name == "three":  # where the limit is slow, p = ∞ is far from the network at every d
         assert abs(mean - s.test_error_infinite) > 10 * se
 
