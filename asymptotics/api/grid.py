@@ -71,11 +71,17 @@ def is_infinite(value) -> bool:
 
 def values(name: str, value, rule: Callable | None = None, *, allow_inf: bool = False) -> list[float] | None:
     """One parameter's values as floats, each checked by ``rule`` (default: the shared rule of
-    ``name``, if any); ``None`` stays ``None``. ``allow_inf``: ``inf`` alone means the limit."""
+    ``name``, if any); ``None`` stays ``None``. ``allow_inf``: ``inf`` (alone or as an item of a
+    list, ``"1,inf"``) is the limit, kept as ``math.inf`` and not checked by ``rule``."""
     if value is None:
         return None
-    if allow_inf and is_infinite(value):
-        return [math.inf]
+    if allow_inf:
+        plain = _plain(name, value)
+        items = plain.split(",") if isinstance(plain, str) and ":" not in plain else plain
+        if isinstance(items, (list, tuple)) and any(is_infinite(v) for v in items):
+            return [v for item in items for v in ([math.inf] if is_infinite(item) else values(name, item, rule))]
+        if is_infinite(plain):
+            return [math.inf]
     vals = parse_values(name, _plain(name, value))
     if rule is None and name in RULES:
         rule, *args = RULES[name]

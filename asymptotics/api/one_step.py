@@ -233,8 +233,9 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
                                  "iterations": max(solver.get(r, {}).get("iterations", 0), int(res.iterations))}
                     for j, row in zip(sub, grid_rows(res, RISK_FIELDS, len(sub)), strict=True):
                         part[idx[j]].update(row, status=Status.CONVERGED.label)
-                for j, exc in failures.items():
-                    part[idx[j]].update(status=Status(status_code(exc)).label, message=str(exc))
+                for j, exc in failures.items():  # the value columns present, without numbers
+                    part[idx[j]].update({f: None for f in RISK_FIELDS}, kernel_bound=m.kernel_bound,
+                                        status=Status(status_code(exc)).label, message=str(exc))
                 failed += len(failures)
             rows += part
     meta = base_meta(command="theory risk", routes=routes, solver=solver, failed=failed,
