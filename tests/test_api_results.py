@@ -125,3 +125,16 @@ def test_results_carry_their_provenance():
     assert r.meta["command"] == "theory tau-star" and r.meta["versions"]["asymptotics"] == asy.__version__
     assert r.rows[0]["kappa_star"] == pytest.approx(math.sqrt(3), rel=1e-15)  # κ* = √3 for erf/erf (closed form)
     assert r.rows[0]["status"] == "converged" and r.rows[0]["infimum_at"] == "interior"
+
+
+def test_degenerate_inputs_warn_once_and_are_recorded(capsys):
+    from asymptotics.cli.app import main
+    from asymptotics.errors import DegenerateWarning
+
+    with pytest.warns(DegenerateWarning) as caught:
+        r = asy.alignment(student="he2", eta=[1, 2])  # μ1(He2) = 0: the step does not move the weights along β*
+    assert r.meta["warnings"] and sorted({str(w.message) for w in caught}) == r.meta["warnings"]
+    assert not r["separated"].any()
+    assert main(["theory", "alignment", "--student", "he2", "--eta", "1,2", "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert all(f"warning: {m}" in err for m in r.meta["warnings"])

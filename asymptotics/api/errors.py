@@ -13,6 +13,10 @@ every point, the failed ones as rows with their :class:`~asymptotics.solvers.Sta
 point of a batch is split in halves until the failing points stand alone
 (:func:`solve_in_parts`), so one bad point costs about log₂(batch) extra solves, never the batch.
 
+**Degenerate inputs** (an activation with μ1 = 0, …) are valid: their
+:class:`~asymptotics.errors.DegenerateWarning` s are collected (:class:`DegenerateNotes`), kept in
+the result's metadata and warned once each (printed as ``warning:`` lines by the command line).
+
 >>> option("kappa_nodes"), option("spec")
 ('kappa_nodes', 'spec')
 >>> with cli_spelling():
@@ -24,11 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, DegenerateWarning
 from ..params import check_choice
 
 __all__ = [
@@ -39,6 +44,7 @@ __all__ = [
     "point_error",
     "status_code",
     "solve_in_parts",
+    "DegenerateNotes",
 ]
 
 #: The values of ``on_failure`` (``"mark"`` is the command line's ``--keep-going``).
@@ -126,3 +132,27 @@ def solve_in_parts(solve: Callable[[np.ndarray], object], index: np.ndarray):
     left, fl = solve_in_parts(solve, index[:half])
     right, fr = solve_in_parts(solve, index[half:])
     return left + right, {**fl, **fr}
+
+
+class DegenerateNotes:
+    """Collect the :class:`~asymptotics.errors.DegenerateWarning` s of a computation (``caught``);
+    :meth:`finish` puts their messages in the result's metadata and warns once per message (the
+    command line prints them instead)."""
+
+    def __enter__(self):
+        self._cm = warnings.catch_warnings(record=True)
+        self.caught = self._cm.__enter__()
+        warnings.simplefilter("always", DegenerateWarning)
+        return self
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+        return False
+
+    def finish(self, result, key: str = "warnings"):
+        msgs = sorted({str(w.message) for w in self.caught if issubclass(w.category, DegenerateWarning)})
+        if msgs:
+            result.meta[key] = msgs
+            for m in msgs:
+                warnings.warn(m, DegenerateWarning, stacklevel=3)
+        return result

@@ -21,12 +21,11 @@ import math
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError
+from ..errors import ConvergenceError, DegenerateWarning, ParameterError
 from ..params import check_in_range, check_int, check_positive
 from ..results import Columns, Result, base_meta, record
-from .errors import check_on_failure, option, point_error, status_code
+from .errors import DegenerateNotes, check_on_failure, option, point_error, status_code
 from .grid import product, values
-from .one_step import _Warnings
 
 __all__ = ["tau_star", "bounds", "SCALE_RANGE", "MAX_POINTS", "TAU_TABLE", "BOUNDS_TABLE", "METHODS"]
 
@@ -96,7 +95,7 @@ def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_sca
 
     s = resolve_activation(student, center=False, name=option("student"))
     t = resolve_activation(teacher, center=False, name=option("teacher"))
-    with _Warnings() as caught:
+    with DegenerateNotes() as caught:
         results = _solve(s, t, a, b, center, fit_constant, method, dps)
     kb = {bi: kernel_lower_bound(t, teacher_scale=bi) for bi in b}
     rows = []
@@ -116,7 +115,7 @@ def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_sca
         row["kernel_bound"] = kb[r.teacher_scale]
         row["beats_every_kernel"] = bool(10.0 * r.tau_star < row["kernel_bound"])
         rows.append(row)
-    notes = sorted({str(w.message) for w in caught.caught})
+    notes = sorted({str(w.message) for w in caught.caught if issubclass(w.category, DegenerateWarning)})
     return s, t, results, rows, notes
 
 

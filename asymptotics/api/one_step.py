@@ -16,13 +16,11 @@ grid (:mod:`asymptotics.api.grid`). The formulas are vectorised over the grid.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..errors import DegenerateWarning, ParameterError
+from ..errors import ParameterError
 from ..results import Columns, Result, base_meta, grid_rows
-from .errors import check_on_failure, option, point_error, solve_in_parts, status_code
+from .errors import DegenerateNotes, check_on_failure, option, point_error, solve_in_parts, status_code
 from .grid import product, values
 
 __all__ = ["alignment", "ck_spike", "risk", "limits", "MAX_POINTS", "ROUTE_NAMES", "ALIGNMENT_FIELDS",
@@ -81,29 +79,6 @@ def _model(s, t, noise):
     return OneStepModel.from_activations(s, t, noise=noise)
 
 
-class _Warnings:
-    """Collect the DegenerateWarnings of a computation; :meth:`finish` puts them in the metadata
-    and warns once per message."""
-
-    def __enter__(self):
-        self._cm = warnings.catch_warnings(record=True)
-        self.caught = self._cm.__enter__()
-        warnings.simplefilter("always", DegenerateWarning)
-        return self
-
-    def __exit__(self, *exc):
-        self._cm.__exit__(*exc)
-        return False
-
-    def finish(self, result: Result, key: str = "warnings") -> Result:
-        msgs = sorted({str(w.message) for w in self.caught if issubclass(w.category, DegenerateWarning)})
-        if msgs:
-            result.meta[key] = msgs
-            for m in msgs:
-                warnings.warn(m, DegenerateWarning, stacklevel=3)
-        return result
-
-
 def _spike_rows(s, t, grid, results):
     """Rows of ``results(model, arrays)`` — a list of (result, {column: field}) — on each noise
     group of ``grid`` (vectorised over ψ1, ψ2, η)."""
@@ -140,7 +115,7 @@ def alignment(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, 
     from ..theory.one_step import spike
 
     s, t = _activations(student, teacher, center)
-    with _Warnings() as caught:
+    with DegenerateNotes() as caught:
         rows = _spike_rows(s, t, grid, lambda m, a: [(spike(m, a["psi1"], a["psi2"], a["eta"]), ALIGNMENT_FIELDS)])
     meta = base_meta(command="theory alignment", **_activations_meta(s, t),
                      formulas=f"{_DOCS}, section 'The spike' (derived; rank-one algebra by asymptotics.theory.one_step.derivation)")
@@ -162,7 +137,7 @@ def ck_spike(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, p
         p = (a["psi1"], a["psi2"], a["eta"])
         return [(spike(m, *p), ("top_sv2",)), (ck_outlier(m, *p), CK_FIELDS)]
 
-    with _Warnings() as caught:
+    with DegenerateNotes() as caught:
         rows = _spike_rows(s, t, grid, results)
     meta = base_meta(command="theory ck-spike", **_activations_meta(s, t),
                      formulas=f"{_DOCS}, section 'The trained-CK outlier' (derived; the paper's hypothesis)")
@@ -214,7 +189,7 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
 
     s, t = _activations(student, teacher, center)
     rows, solver, failed = [], {}, 0
-    with _Warnings() as caught:
+    with DegenerateNotes() as caught:
         for r in routes:
             part = [dict(g, **({"route": r} if with_route else {})) for g in grid]
             for nz, idx, a in _groups(grid, ("psi1", "psi2", "lam", "eta")):
@@ -265,7 +240,7 @@ def limits(*, student="tanh", teacher="tanh", center: bool = True, limit: str = 
 
     s, t = _activations(student, teacher, center)
     rows = [dict(g, limit=which) for g in grid]
-    with _Warnings() as caught:
+    with DegenerateNotes() as caught:
         for nz, idx, a in _groups(grid, keys):
             m = _model(s, t, nz)
             m.warn_if_degenerate()
