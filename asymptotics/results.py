@@ -321,8 +321,7 @@ class Result:
 
         import pandas as pd
 
-        df = pd.DataFrame([{k: (v.tolist() if isinstance(v, np.ndarray) else scalar(v)) for k, v in r.items()}
-                           for r in self.rows])
+        df = pd.DataFrame(self.rows)  # the rows hold Python scalars already (record, grid_rows); None → NaN
         try:
             attrs = to_jsonable(self.meta)
         except ValueError:  # a non-finite number in the metadata: keep it as it is

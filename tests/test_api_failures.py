@@ -127,3 +127,31 @@ def test_on_failure_is_checked():
     with pytest.raises(asy.ParameterError, match="on_failure"):
         asy.risk(on_failure="ignore")
     assert api_one_step.ROUTE_NAMES == ("A", "B", "C")
+
+
+def test_tau_star_and_bounds_mark_a_point_of_the_compiled_grid(monkeypatch):
+    """A compiled τ* grid whose point (a = 2, b = 1) did not converge: that row has its status and no
+    τ*; the other row is the one computed when nothing fails."""
+    import dataclasses
+
+    from asymptotics.theory.large_step import TauStarGrid
+
+    good = asy.tau_star(student="tanh", teacher="tanh", student_scale=[1, 2])
+    real = TauStarGrid.results
+
+    def one_failed(self):
+        out = real(self)
+        return [dataclasses.replace(r, status="max_steps", tau_star=math.nan, message="Newton: 50 steps")
+                if r.student_scale == 2.0 else r for r in out]
+
+    monkeypatch.setattr(TauStarGrid, "results", one_failed)
+    res = asy.tau_star(student="tanh", teacher="tanh", student_scale=[1, 2], on_failure="mark")
+    assert res.rows[0] == good.rows[0]
+    bad = res.rows[1]
+    assert bad["status"] == "max_steps" and bad["tau_star"] is None and bad["beats_every_kernel"] is None
+    assert bad["message"] == "Newton: 50 steps" and res.failures == [bad] and "message" in res.columns.values
+    b = asy.bounds(student="tanh", teacher="tanh", student_scale=[1, 2], psi1=[10, 100], on_failure="mark")
+    assert [r["upper_bound"] is None for r in b.rows] == [False, False, True, True]
+    with pytest.raises(ConvergenceError, match=r"theory tau-star: no solution at student_scale=2, teacher_scale=1: "
+                                               r"Newton: 50 steps"):
+        asy.tau_star(student="tanh", teacher="tanh", student_scale=[1, 2])

@@ -64,9 +64,7 @@ def _solve(s, t, a, b, center, fit_constant, method, dps) -> list:
             if not r.converged:
                 from ..solvers import Status
 
-                exc = ConvergenceError(r.message or Status[r.status.upper()].message)
-                exc.result, exc.tau = r, r
-                out.append(exc)
+                out.append(ConvergenceError(r.message or Status[r.status.upper()].message, r))
             else:
                 out.append(r)
         return out
@@ -104,7 +102,9 @@ def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_sca
         if isinstance(r, ConvergenceError):
             if on_failure == "raise":
                 raise point_error("theory tau-star", {"student_scale": ai, "teacher_scale": bi}, str(r), r.result)
-            tau = getattr(r, "tau", None)
+            from ..theory.large_step import TauStarResult
+
+            tau = r.result if isinstance(r.result, TauStarResult) else None  # the compiled path's failed point
             row = record(tau) if tau is not None else {
                 "student": s.name, "teacher": t.name, "student_scale": ai, "teacher_scale": bi, "tau_star": None,
                 "kappa_star": None, "status": Status(status_code(r)).label}
