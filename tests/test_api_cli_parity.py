@@ -150,3 +150,23 @@ def test_keyword_only():
         asy.risk("tanh")  # noqa - deliberately positional
     with pytest.raises(TypeError):
         asy.activation("tanh", False)  # noqa
+
+
+def test_validate_runs_cases_like_the_command(monkeypatch, tmp_path, capsys):
+    """Two registered toy cases (one passing, one failing: 1.1 vs 1 ± 0.01 is 10 s.e. away): the same
+    verdict rows from the API and the command, and the command's exit status 1."""
+    from validation import registry
+
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    registry.case("toy_pass", family="toy", description="passes")(
+        lambda cfg: [registry.Check("toy_pass", "x", {"d": 10}, theory=1.0, simulation=1.005, se=0.01, d=10)])
+    registry.case("toy_fail", family="toy", description="fails")(
+        lambda cfg: [registry.Check("toy_fail", "x", {"d": 10}, theory=1.0, simulation=1.1, se=0.01, d=10)])
+    res = asy.validate(case=["toy_pass", "toy_fail"], seed=3)
+    assert [r["passed"] for r in res.rows] == [True, False] and res.meta["failed"] == 1 and res.meta["total"] == 2
+    out = tmp_path / "v.json"
+    code = main(["validate", "--case", "toy_pass", "--case", "toy_fail", "--seed", "3", "--format", "json",
+                 "--out", str(out)])
+    assert code == 1 and "1 passed, 1 failed" in capsys.readouterr().err
+    same(res, json.loads(out.read_text()))
+    assert asy.validate(family="toy", list_cases=True)["case"].tolist() == ["toy_pass", "toy_fail"]
