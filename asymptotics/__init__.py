@@ -11,6 +11,7 @@ output columns (:mod:`asymptotics.api`; ``docs/api/index.md``):
 * theory: :func:`risk`, :func:`alignment`, :func:`ck_spike`, :func:`limits` (one step,
   η = Θ(1)); :func:`spiked_rf` (Cui et al.'s spiked random features); :func:`large_step` (the exact
   large-step risk), :func:`tau_star`, :func:`bounds` (Ba et al.'s large-step bounds);
+  :func:`spectrum` (the eigenvalue spectrum of the learned weights or conjugate kernel);
 * :func:`activation` (an activation with its Gaussian constants), :func:`simulate` (the
   Monte-Carlo ground truth), :func:`validate` (theory against simulation), :func:`sweep`
   (resumable sweeps on a cluster).
@@ -42,6 +43,7 @@ __all__ = [
     "activation",
     "simulate",
     "validate",
+    "spectrum",
     "sweep",
     "Result",
     "Status",
@@ -56,7 +58,7 @@ __all__ = [
 ]
 
 _API = {"risk", "alignment", "ck_spike", "limits", "spiked_rf", "large_step", "tau_star", "bounds", "activation",
-        "simulate", "validate", "sweep"}
+        "simulate", "validate", "spectrum", "sweep"}
 _ACTIVATIONS = {"Activation", "dual_kernel"}
 
 

@@ -79,6 +79,10 @@ CASES = [
      lambda: asy.activation("tanh(x) + 0.1*x**3", center=False).result),
     (["validate", "--list", "--quick"],
      lambda: asy.validate(list_cases=True, quick=True)),
+    (["theory", "spectrum", "--matrix", "weights", "--psi2", "0.5,2", "--eta", "1", "--x", "0:3:7"],
+     lambda: asy.spectrum(matrix="weights", psi2=[0.5, 2], eta=1, x=np.linspace(0, 3, 7))),
+    (["theory", "spectrum", "--protocol", "cui", "--alpha", "2", "--alpha0", "inf", "--points", "5", "--d", "1000"],
+     lambda: asy.spectrum(protocol="cui", alpha=2, alpha0=math.inf, points=5, d=1000)),
 ]
 
 
@@ -135,6 +139,9 @@ def test_sweep_gives_the_rows_of_the_command(tmp_path):
      "invalid spec='exp(x**2)'", "invalid SPEC='exp(x**2)'"),
     (lambda: asy.risk(student="1/x"), ["theory", "risk", "--student", "1/x"],
      "invalid student='1/x'", "invalid --student='1/x'"),
+    (lambda: asy.spectrum(protocol="cui", regime="large"), ["theory", "spectrum", "--protocol", "cui", "--regime", "large"],
+     "invalid regime='large': regime must be not given with protocol cui",
+     "invalid --regime='large': --regime must be not given with --protocol cui"),
 ])
 def test_errors_are_the_command_lines_with_python_names(call, cli_args, api_text, cli_text, capsys):
     with pytest.raises(asy.ParameterError) as exc:

@@ -19,7 +19,7 @@ from asymptotics.results import Columns, Result
 def test_import_is_fast_and_lazy():
     code = ("import sys, time; t = time.perf_counter(); import asymptotics as asy; t = time.perf_counter() - t; "
             "heavy = [m for m in ('numpy', 'sympy', 'numba', 'scipy', 'pandas') if m in sys.modules]; "
-            "f = asy.risk, asy.simulate, asy.spiked_rf, asy.large_step, asy.tau_star, asy.validate, asy.sweep; "
+            "f = asy.risk, asy.simulate, asy.spiked_rf, asy.large_step, asy.tau_star, asy.validate, asy.sweep, asy.spectrum; "
             "after = [m for m in ('sympy', 'numba', 'scipy', 'pandas') if m in sys.modules]; "
             "print(t, heavy, after)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
@@ -30,7 +30,7 @@ def test_import_is_fast_and_lazy():
 
 def test_the_flat_api_lists_every_command():
     names = {"risk", "alignment", "ck_spike", "limits", "spiked_rf", "large_step", "tau_star", "bounds", "activation",
-             "simulate", "validate", "sweep"}
+             "simulate", "validate", "sweep", "spectrum"}
     assert names <= set(asy.__all__) and names <= set(dir(asy))
     for n in names:
         assert callable(getattr(asy, n)) and getattr(asy, n).__doc__
@@ -106,6 +106,30 @@ def test_plot_draws_the_curves():
     plt.close("all")
     with pytest.raises(asy.ParameterError, match="single point"):
         asy.risk().plot()
+
+
+def test_spectrum_is_marchenko_pastur_below_the_bbp_threshold_and_plots_one_curve_per_point():
+    """W1ᵀW1 after a small step below the BBP threshold (η = 1): its density is the Marchenko–Pastur law of
+    ratio ψ2, f(x) = √((b − x)(x − a)) / (2π ψ2 x) on [a, b] = [(1 ∓ √ψ2)²], with an atom 1 − 1/ψ2 when ψ2 > 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = np.linspace(0.05, 6.0, 25)
+    s = asy.spectrum(matrix="weights", psi2=[0.5, 2], eta=1, x=xs)
+    assert [sp["outliers"] for sp in s.meta["spectra"]] == [[], []]
+    for psi2 in (0.5, 2.0):
+        a, b = (1 - math.sqrt(psi2)) ** 2, (1 + math.sqrt(psi2)) ** 2
+        mp = np.where((xs > a) & (xs < b), np.sqrt(np.clip((b - xs) * (xs - a), 0, None)) / (2 * math.pi * psi2 * xs), 0)
+        got = np.array([r["density"] for r in s.rows if r["psi2"] == psi2])
+        assert np.allclose(got, mp, rtol=1e-8, atol=1e-10), np.max(np.abs(got - mp))
+    assert [sp["atom"] for sp in s.meta["spectra"]] == pytest.approx([0.0, 0.5], abs=1e-9)
+    df = s.to_frame()
+    assert list(df.columns) == ["psi1", "psi2", "eta", "noise", "x", "density"] and len(df) == 50
+    ax = s.plot(x="x")
+    assert len(ax.lines) == 2 and ax.get_xlabel() == "x" and "psi2=2" in ax.lines[1].get_label()
+    plt.close("all")
 
 
 def test_activation_is_an_activation_and_a_result(tmp_path):

@@ -15,10 +15,9 @@ function               command                                     module
 ``activation``         ``asymptotics activation SPEC``             :mod:`.activation_constants`
 ``simulate``           ``asymptotics simulate``                    :mod:`.simulation`
 ``validate``           ``asymptotics validate``                    :mod:`.validation`
+``spectrum``           ``asymptotics theory spectrum``             :mod:`.spectra`
 ``sweep``              ``asymptotics sweep CONFIG``                :mod:`.sweeps`
 =====================  ==========================================  ====================================
-
-(``spectrum``, for ``asymptotics theory spectrum``, joins this table with its command.)
 
 Conventions shared by every function:
 
@@ -43,6 +42,7 @@ from .large_step_bounds import bounds, tau_star
 from .large_step_exact import large_step
 from .one_step import alignment, ck_spike, limits, risk
 from .simulation import simulate
+from .spectra import spectrum
 from .srf import spiked_rf
 from .sweeps import SweepRun, sweep
 from .validation import validate
@@ -59,6 +59,7 @@ __all__ = [
     "activation",
     "simulate",
     "validate",
+    "spectrum",
     "sweep",
     "SweepRun",
     "ON_FAILURE",
