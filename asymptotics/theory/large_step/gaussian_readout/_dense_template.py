@@ -1,0 +1,630 @@
+r"""Small dense linear algebra for the compiled large-step fixed point (a template).
+
+This file is a template (:mod:`asymptotics.codegen.templates`) without placeholders: it is rendered
+to a module in the user cache by :mod:`.compiled`, and the fixed-point template binds its functions
+by name, so a change here gives the fixed-point module a new name (and fresh machine code).
+
+Why not BLAS/LAPACK: the matrices are small (n ≤ 1000 κ nodes, K ≤ 4096 types) and the kernels
+run in a loop over many grid points. A threaded OpenBLAS at these sizes is dominated by thread
+start-up and, on a loaded machine, by contention: a 122 × 122 product takes 16 ms with two
+threads on two busy cores and 0.1 ms with one (measured). These loops are row-oriented (the
+inner loop is a contiguous ``axpy`` that LLVM vectorises) and deterministic. Failures are flags,
+never exceptions: a kernel that loops over a grid must not stop.
+
+* :func:`cholesky_upper` — H = UᵀU;  :func:`forward_rows` — Z = U⁻ᵀ R;
+* :func:`lu_factor`, :func:`lu_solve_vec`, :func:`lu_solve_rows` — LU with partial pivoting (a
+  zero or non-finite pivot is reported, as LAPACK's ``getrf`` does);
+* :func:`weighted_gram` — Aᵀ diag(d) A;  :func:`gram_rows` — RᵀR;  :func:`matmul`,
+  :func:`matmul_tn` (AᵀB), :func:`matvec`, :func:`rmatvec` (Aᵀx);
+* :func:`symmetric_extreme_eigenvalues`, :func:`spectral_radius_symmetric` — by Householder
+  tridiagonalisation and
+  bisection on Sturm counts;
+* :func:`truncated_svd` — Householder QR with column pivoting, then one-sided (Hestenes) Jacobi
+  on the leading rows of the triangular factor.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+# ---- kernels (copied into the rendered module) ----
+
+EPS = 2.220446049250313e-16
+
+
+@njit(cache=True)
+def cholesky_upper(H):
+    """``(U, ok)`` with H = UᵀU, U upper triangular (row k from the rows above it, four at a time);
+    ``ok`` is False when H is not numerically positive definite or not finite."""
+    n = H.shape[0]
+    U = np.zeros((n, n))
+    for k in range(n):
+        row = U[k]
+        k4 = (k // 4) * 4                        # aligned start; row[k4:k] is scratch, zeroed below
+        for j in range(k4, n):
+            row[j] = H[k, j]
+        i = 0
+        while i + 4 <= k:
+            f0 = U[i, k]
+            f1 = U[i + 1, k]
+            f2 = U[i + 2, k]
+            f3 = U[i + 3, k]
+            u0 = U[i]
+            u1 = U[i + 1]
+            u2 = U[i + 2]
+            u3 = U[i + 3]
+            for j in range(k4, n):
+                row[j] = row[j] - f0 * u0[j] - f1 * u1[j] - f2 * u2[j] - f3 * u3[j]
+            i += 4
+        while i < k:
+            f = U[i, k]
+            ui = U[i]
+            for j in range(k4, n):
+                row[j] -= f * ui[j]
+            i += 1
+        for j in range(k4, k):
+            row[j] = 0.0
+        d = row[k]
+        if not (d > 0.0 and d < math.inf):
+            return U, False
+        d = math.sqrt(d)
+        inv = 1.0 / d
+        row[k] = d
+        for j in range(k + 1, n):
+            row[j] *= inv
+    return U, True
+
+
+@njit(cache=True)
+def forward_rows(U, R):
+    """Z = L⁻¹ R with L = Uᵀ, for R of shape (n, m): Z[a] = (R[a] − Σ_{b<a} U[b, a] Z[b]) / U[a, a]."""
+    n = U.shape[0]
+    m = R.shape[1]
+    Z = np.empty((n, m))
+    for a in range(n):
+        za = Z[a]
+        for j in range(m):
+            za[j] = R[a, j]
+        b = 0
+        while b + 4 <= a:
+            f0 = U[b, a]
+            f1 = U[b + 1, a]
+            f2 = U[b + 2, a]
+            f3 = U[b + 3, a]
+            z0 = Z[b]
+            z1 = Z[b + 1]
+            z2 = Z[b + 2]
+            z3 = Z[b + 3]
+            for j in range(m):
+                za[j] = za[j] - f0 * z0[j] - f1 * z1[j] - f2 * z2[j] - f3 * z3[j]
+            b += 4
+        while b < a:
+            f = U[b, a]
+            zb = Z[b]
+            for j in range(m):
+                za[j] -= f * zb[j]
+            b += 1
+        inv = 1.0 / U[a, a]
+        for j in range(m):
+            za[j] *= inv
+    return Z
+
+
+@njit(cache=True)
+def lu_factor(A):
+    """``(LU, piv, ok)``: PA = LU with partial pivoting (``piv``: the row order); ``ok`` is False for
+    a zero or non-finite pivot (an exactly singular matrix, as LAPACK reports it)."""
+    n = A.shape[0]
+    LU = A.copy()
+    piv = np.arange(n)
+    rk = np.zeros(n)
+    for k in range(n):
+        p = k
+        best = abs(LU[k, k])
+        for i in range(k + 1, n):
+            v = abs(LU[i, k])
+            if v > best:
+                best = v
+                p = i
+        if not (best > 0.0 and best < math.inf):
+            return LU, piv, False
+        if p != k:
+            for j in range(n):
+                tmp = LU[k, j]
+                LU[k, j] = LU[p, j]
+                LU[p, j] = tmp
+            t = piv[k]
+            piv[k] = piv[p]
+            piv[p] = t
+        inv = 1.0 / LU[k, k]
+        k4 = ((k + 1) // 4) * 4                  # aligned start: the pivot row is padded with zeros
+        for j in range(k4, n):
+            rk[j] = LU[k, j] if j > k else 0.0
+        for i in range(k + 1, n):
+            f = LU[i, k] * inv
+            if f != 0.0:
+                ri = LU[i]
+                for j in range(k4, n):
+                    ri[j] -= f * rk[j]
+            LU[i, k] = f
+    return LU, piv, True
+
+
+@njit(cache=True)
+def lu_solve_vec(LU, piv, b):
+    """x = A⁻¹ b from :func:`lu_factor`."""
+    n = b.shape[0]
+    x = np.empty(n)
+    for i in range(n):
+        x[i] = b[piv[i]]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= LU[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * x[j]
+        x[i] = s / LU[i, i]
+    return x
+
+
+@njit(cache=True)
+def lu_solve_rows(LU, piv, B):
+    """X = A⁻¹ B for B of shape (n, m), by rows."""
+    n, m = B.shape
+    X = np.empty((n, m))
+    for i in range(n):
+        X[i] = B[piv[i]]
+    for i in range(n):
+        xi = X[i]
+        for j in range(i):
+            f = LU[i, j]
+            if f != 0.0:
+                xj = X[j]
+                for c in range(m):
+                    xi[c] -= f * xj[c]
+    for i in range(n - 1, -1, -1):
+        xi = X[i]
+        for j in range(i + 1, n):
+            f = LU[i, j]
+            if f != 0.0:
+                xj = X[j]
+                for c in range(m):
+                    xi[c] -= f * xj[c]
+        inv = 1.0 / LU[i, i]
+        for c in range(m):
+            xi[c] *= inv
+    return X
+
+
+@njit(cache=True)
+def _gram_into(G, A, d, use_d):
+    """G[a, c] += Σ_j d_j A[j, a] A[j, c] for c ≥ a (four rows of G at a time, aligned)."""
+    K, n = A.shape
+    a = 0
+    while a < n:
+        nb = min(4, n - a)
+        for j in range(K):
+            aj = A[j]
+            dj = d[j] if use_d else 1.0
+            if nb == 4:
+                f0 = dj * aj[a]
+                f1 = dj * aj[a + 1]
+                f2 = dj * aj[a + 2]
+                f3 = dj * aj[a + 3]
+                g0 = G[a]
+                g1 = G[a + 1]
+                g2 = G[a + 2]
+                g3 = G[a + 3]
+                for c in range(a, n):
+                    x = aj[c]
+                    g0[c] += f0 * x
+                    g1[c] += f1 * x
+                    g2[c] += f2 * x
+                    g3[c] += f3 * x
+            else:
+                for r in range(nb):
+                    f = dj * aj[a + r]
+                    gr = G[a + r]
+                    for c in range(a, n):
+                        gr[c] += f * aj[c]
+        a += 4
+    for a in range(n):
+        for c in range(a):
+            G[a, c] = G[c, a]
+
+
+@njit(cache=True)
+def weighted_gram(A, d):
+    """Aᵀ diag(d) A for A of shape (K, n)."""
+    G = np.zeros((A.shape[1], A.shape[1]))
+    _gram_into(G, A, d, True)
+    return G
+
+
+@njit(cache=True)
+def gram_rows(R):
+    """RᵀR for R of shape (n, m)."""
+    G = np.zeros((R.shape[1], R.shape[1]))
+    _gram_into(G, R, np.empty(0), False)
+    return G
+
+
+@njit(cache=True)
+def matmul(A, B):
+    """A B for A (m, k), B (k, q)."""
+    m, k = A.shape
+    q = B.shape[1]
+    C = np.zeros((m, q))
+    for i in range(m):
+        ci = C[i]
+        for l in range(k):
+            f = A[i, l]
+            if f != 0.0:
+                bl = B[l]
+                for c in range(q):
+                    ci[c] += f * bl[c]
+    return C
+
+
+@njit(cache=True)
+def matmul_tn(A, B):
+    """AᵀB for A (k, m), B (k, q)."""
+    k, m = A.shape
+    q = B.shape[1]
+    C = np.zeros((m, q))
+    for i in range(m):
+        ci = C[i]
+        for l in range(k):
+            f = A[l, i]
+            if f != 0.0:
+                bl = B[l]
+                for c in range(q):
+                    ci[c] += f * bl[c]
+    return C
+
+
+@njit(cache=True)
+def matvec(A, x):
+    """A x for A (m, k)."""
+    m, k = A.shape
+    y = np.empty(m)
+    for i in range(m):
+        s = 0.0
+        ai = A[i]
+        for j in range(k):
+            s += ai[j] * x[j]
+        y[i] = s
+    return y
+
+
+@njit(cache=True)
+def rmatvec(A, x):
+    """Aᵀ x for A (m, k)."""
+    m, k = A.shape
+    y = np.zeros(k)
+    for i in range(m):
+        f = x[i]
+        if f != 0.0:
+            ai = A[i]
+            for j in range(k):
+                y[j] += f * ai[j]
+    return y
+
+
+@njit(cache=True)
+def _householder(x):
+    """(v, tau, beta) with (I − τ v vᵀ) x = β e1, v[0] = 1 (LAPACK's dlarfg)."""
+    m = x.shape[0]
+    v = x.copy()
+    alpha = x[0]
+    s = 0.0
+    for i in range(1, m):
+        s += x[i] * x[i]
+    if s == 0.0:
+        v[0] = 1.0
+        for i in range(1, m):
+            v[i] = 0.0
+        return v, 0.0, alpha
+    nrm = math.sqrt(alpha * alpha + s)
+    beta = -nrm if alpha >= 0.0 else nrm
+    tau = (beta - alpha) / beta
+    inv = 1.0 / (alpha - beta)
+    v[0] = 1.0
+    for i in range(1, m):
+        v[i] = x[i] * inv
+    return v, tau, beta
+
+
+@njit(cache=True)
+def _sturm_count(d, e2, x):
+    """Number of eigenvalues < x of the symmetric tridiagonal (d, off-diagonal squares e2)."""
+    n = d.shape[0]
+    cnt = 0
+    q = d[0] - x
+    if q < 0.0:
+        cnt += 1
+    for i in range(1, n):
+        if q == 0.0:
+            q = EPS * (abs(x) + 1e-300)
+        q = d[i] - x - e2[i - 1] / q
+        if q < 0.0:
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def _bisect(d, e2, lo, hi, target):
+    """The smallest x in [lo, hi] with Sturm count ≥ ``target`` (to floating-point spacing)."""
+    a, b = lo, hi
+    for _ in range(2000):
+        mid = 0.5 * (a + b)
+        if mid <= a or mid >= b:
+            break
+        if _sturm_count(d, e2, mid) >= target:
+            b = mid
+        else:
+            a = mid
+    return 0.5 * (a + b)
+
+
+@njit(cache=True)
+def _tridiagonal(A):
+    """(d, e): the symmetric tridiagonal matrix orthogonally similar to A (Householder)."""
+    n = A.shape[0]
+    T = A.copy()
+    d = np.empty(n)
+    e = np.zeros(max(n - 1, 1))
+    vf = np.zeros(n)
+    p = np.zeros(n)
+    for k in range(n - 2):
+        off = k + 1
+        a0 = (off // 4) * 4                      # aligned start; vf, p are zero below off
+        v, tau, beta = _householder(T[k, off:].copy())
+        d[k] = T[k, k]
+        e[k] = beta
+        if tau == 0.0:
+            continue
+        vf[:] = 0.0
+        vf[off:] = v
+        p[:] = 0.0
+        for i in range(off, n):                  # p = τ A22 v (A22 symmetric: rows times v_i)
+            f = vf[i]
+            if f != 0.0:
+                ri = T[i]
+                for j in range(a0, n):
+                    p[j] += f * ri[j]
+        pv = 0.0
+        for j in range(off, n):
+            p[j] *= tau
+            pv += p[j] * vf[j]
+        for j in range(off, n):                  # w = p − (τ/2)(pᵀv) v
+            p[j] -= 0.5 * tau * pv * vf[j]
+        for j in range(a0, off):
+            p[j] = 0.0
+        for i in range(off, n):                  # A22 −= v wᵀ + w vᵀ
+            ri = T[i]
+            vi = vf[i]
+            wi = p[i]
+            for j in range(a0, n):
+                ri[j] -= vi * p[j] + wi * vf[j]
+    if n >= 2:
+        d[n - 2] = T[n - 2, n - 2]
+        e[n - 2] = T[n - 2, n - 1]
+    d[n - 1] = T[n - 1, n - 1]
+    return d, e
+
+
+@njit(cache=True)
+def _gershgorin(d, e):
+    n = d.shape[0]
+    lo = math.inf
+    hi = -math.inf
+    for i in range(n):
+        r = 0.0
+        if i > 0:
+            r += abs(e[i - 1])
+        if i < n - 1:
+            r += abs(e[i])
+        lo = min(lo, d[i] - r)
+        hi = max(hi, d[i] + r)
+    span = max(abs(lo), abs(hi), 1e-300)
+    return lo - EPS * span, hi + EPS * span
+
+
+@njit(cache=True)
+def symmetric_extreme_eigenvalues(A):
+    """(λmin, λmax) of the symmetric matrix A (finite): Householder reduction to a tridiagonal
+    matrix, then bisection on Sturm counts to the spacing of floating-point numbers."""
+    d, e = _tridiagonal(A)
+    e2 = e * e
+    lo, hi = _gershgorin(d, e)
+    n = d.shape[0]
+    return _bisect(d, e2, lo, hi, 1), _bisect(d, e2, lo, hi, n)
+
+
+@njit(cache=True)
+def spectral_radius_symmetric(A):
+    """max |λ| of the symmetric matrix A (finite): λmax by bisection; λmin only when some
+    eigenvalue lies below −λmax (one Sturm count decides)."""
+    d, e = _tridiagonal(A)
+    e2 = e * e
+    lo, hi = _gershgorin(d, e)
+    n = d.shape[0]
+    lmax = _bisect(d, e2, lo, hi, n)
+    if _sturm_count(d, e2, -abs(lmax)) == 0:
+        return abs(lmax)
+    lmin = _bisect(d, e2, lo, hi, 1)
+    return max(abs(lmin), abs(lmax))
+
+
+@njit(cache=True)
+def spd_solve(U, b):
+    """x = (UᵀU)⁻¹ b for the Cholesky factor U of :func:`cholesky_upper`."""
+    n = b.shape[0]
+    y = np.empty(n)
+    for i in range(n):                                         # Uᵀ y = b
+        s = b[i]
+        for k in range(i):
+            s -= U[k, i] * y[k]
+        y[i] = s / U[i, i]
+    x = np.empty(n)
+    for i in range(n - 1, -1, -1):                             # U x = y
+        s = y[i]
+        ui = U[i]
+        for k in range(i + 1, n):
+            s -= ui[k] * x[k]
+        x[i] = s / U[i, i]
+    return x
+
+
+@njit(cache=True)
+def _jacobi_rows(At, Wt):
+    """One-sided (Hestenes) Jacobi: rotate pairs of rows of At (and of Wt alike) until every pair is
+    orthogonal to working precision. The squared row norms are kept up to date through the
+    rotations and recomputed at the start of every sweep."""
+    k, m = At.shape
+    tol = EPS * max(m, 1)
+    nrm = np.empty(k)
+    for _ in range(100):
+        for p in range(k):
+            s = 0.0
+            ap = At[p]
+            for i in range(m):
+                s += ap[i] * ap[i]
+            nrm[p] = s
+        rotated = False
+        for p in range(k - 1):
+            ap = At[p]
+            for q in range(p + 1, k):
+                aq = At[q]
+                gamma = 0.0
+                for i in range(m):
+                    gamma += ap[i] * aq[i]
+                alpha = nrm[p]
+                beta = nrm[q]
+                if gamma == 0.0 or abs(gamma) <= tol * math.sqrt(alpha * beta):
+                    continue
+                rotated = True
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / math.sqrt(1.0 + t * t)
+                s = c * t
+                for i in range(m):
+                    x = ap[i]
+                    y = aq[i]
+                    ap[i] = c * x - s * y
+                    aq[i] = s * x + c * y
+                nrm[p] = alpha - t * gamma
+                nrm[q] = beta + t * gamma
+                wp = Wt[p]
+                wq = Wt[q]
+                for i in range(wp.shape[0]):
+                    x = wp[i]
+                    y = wq[i]
+                    wp[i] = c * x - s * y
+                    wq[i] = s * x + c * y
+        if not rotated:
+            return
+
+
+@njit(cache=True)
+def truncated_svd(Z, drop):
+    """The singular triplets of Z (n × K) above ``drop``·‖Z‖: (Ut, sv, Vt) with the left vectors as
+    the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).
+
+    Householder QR with column pivoting, Z Π = Q [R11 R12; 0 R22], stops when the largest remaining
+    column norm is ≤ ``drop``·|R_00|/√K, so ‖R22‖ ≤ ``drop``·‖Z‖ and every singular value moves by
+    at most that when R22 is dropped; then one-sided Jacobi on the rows of [R11 R12] (r × K)."""
+    n, K = Z.shape
+    W = np.ascontiguousarray(Z.T)                             # rows: the columns z_j (permuted below)
+    perm = np.arange(K)
+    kmax = min(n, K)
+    Vh = np.zeros((kmax, n))
+    taus = np.zeros(kmax)
+    Rw = np.zeros((kmax, K))                                   # rows of R (permuted column order)
+    cn = np.empty(K)
+    r = 0
+    top = 0.0
+    for k in range(kmax):
+        best = -1.0
+        p = k
+        for j in range(k, K):
+            wj = W[j]
+            s = 0.0
+            for i in range(k, n):
+                s += wj[i] * wj[i]
+            cn[j] = s
+            if s > best:
+                best = s
+                p = j
+        if k == 0:
+            top = math.sqrt(best)
+            if not (top > 0.0):
+                break
+        elif math.sqrt(best) <= drop * top / math.sqrt(K):
+            break
+        if p != k:
+            tmp = W[k].copy()
+            W[k] = W[p]
+            W[p] = tmp
+            t = perm[k]
+            perm[k] = perm[p]
+            perm[p] = t
+            for i in range(k):
+                x = Rw[i, k]
+                Rw[i, k] = Rw[i, p]
+                Rw[i, p] = x
+        v, tau, beta = _householder(W[k, k:].copy())
+        taus[k] = tau
+        Vh[k, k:] = v
+        Rw[k, k] = beta
+        for c in range(k + 1, K):
+            wc = W[c]
+            s = 0.0
+            for i in range(n - k):
+                s += v[i] * wc[k + i]
+            s *= tau
+            for i in range(n - k):
+                wc[k + i] -= s * v[i]
+            Rw[k, c] = wc[k]
+        r = k + 1
+    if r == 0:
+        return np.zeros((0, n)), np.zeros(0), np.zeros((0, K))
+    At = Rw[:r].copy()                                         # [R11 R12]: rows of length K
+    Wt = np.eye(r)
+    _jacobi_rows(At, Wt)                                       # [R11 R12]ᵀ Wᵀ = U Σ: At rows σ_i u_iᵀ
+    sv = np.empty(r)
+    for i in range(r):
+        s = 0.0
+        for j in range(K):
+            s += At[i, j] * At[i, j]
+        sv[i] = math.sqrt(s)
+    order = np.argsort(-sv)
+    Ut = np.zeros((r, n))
+    Vt = np.zeros((r, K))
+    svs = np.empty(r)
+    for i in range(r):
+        oi = order[i]
+        svs[i] = sv[oi]
+        for j in range(r):                                     # left vector of R: column oi of Wᵀ
+            Ut[i, j] = Wt[oi, j]
+        if sv[oi] > 0.0:
+            for j in range(K):                                 # right vector, original column order
+                Vt[i, perm[j]] = At[oi, j] / sv[oi]
+    for i in range(r):                                         # left vectors of Z: Q [w; 0]
+        y = Ut[i]
+        for j in range(r - 1, -1, -1):
+            tau = taus[j]
+            if tau != 0.0:
+                vj = Vh[j]
+                s = 0.0
+                for a in range(j, n):
+                    s += vj[a] * y[a]
+                s *= tau
+                for a in range(j, n):
+                    y[a] -= s * vj[a]
+    return Ut, svs, Vt
