@@ -163,3 +163,29 @@ def test_docstring_examples():
 
     failed, _ = doctest.testmod(grid, optionflags=doctest.ELLIPSIS)
     assert failed == 0
+
+
+def test_warm_starts_across_refinement_levels():
+    """Starting each level of the refinement from the level before gives the same risks (within the
+    fixed point's tolerance) in fewer iterations; a start on new types or new κ nodes is a close
+    approximation of the solution there."""
+    from asymptotics.theory.large_step.gaussian_readout.compiled import transfer_start
+
+    kw = dict(noise=0.1, width=[math.inf, 2000.0])
+    cold = gaussian_readout_risk_grid("erf", "erf", [8.0], [1e-3, 1e-2], psi2=2.0, continuation=False, **kw)
+    warm = gaussian_readout_risk_grid("erf", "erf", [8.0], [1e-3, 1e-2], psi2=2.0, continuation=False,
+                                      warm_levels=True, **kw)
+    np.testing.assert_allclose(warm.risk1, cold.risk1, rtol=1e-10)
+    assert [r.types for r in warm.results[0][0]] == [r.types for r in cold.results[0][0]]
+    assert warm.result(0, 0).iterations < cold.result(0, 0).iterations
+    m32 = gaussian_readout_model("erf", "erf", 8.0, 2.0, noise=0.1, types=32, kappa_nodes=61)
+    m48 = gaussian_readout_model("erf", "erf", 8.0, 2.0, noise=0.1, types=48, kappa_nodes=61)
+    m122 = gaussian_readout_model("erf", "erf", 8.0, 2.0, noise=0.1, types=48, kappa_nodes=122)
+    r32, r48, r122 = (solve_gaussian_readout(m, 1e-3) for m in (m32, m48, m122))
+    x = transfer_start(r32.start, m32, m48, r32.lam_cui)
+    np.testing.assert_allclose(np.exp(x[61:]), r48.self_energy, rtol=1e-3)      # one self-energy step
+    x = transfer_start(r48.start, m48, m122, r48.lam_cui)
+    inner = np.abs(m122.kappa) < 4
+    np.testing.assert_allclose(np.exp(x[:122])[inner], r122.V[inner], rtol=1e-2)  # interpolated V(κ)
+    with pytest.raises(ValueError):
+        transfer_start(r32.start, m32, m122, r32.lam_cui)

@@ -530,14 +530,55 @@ def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noi
 
 
 @njit(cache=True)
-def solve_path(x_start, has_start, continuation, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, bulk, pi, par, lam_cs,
+def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bulk_new):
+    """A start for new readout types on the same κ nodes: V(κ) kept, τ(u) = c(u) μ1(·; u)ᵀ T μ1(·; u)
+    with T = √B (I + β√B M √B)⁻¹ √B of the solution x (one step of the self-energy map)."""
+    K, n = mu1.shape
+    Kn = bulk_new.shape[0]
+    V = np.exp(x[:n])
+    b = w * ratio / (1.0 + V)
+    sb = np.sqrt(b)
+    lam = np.empty(K)
+    for j in range(K):
+        s = 0.0
+        for a in range(n):
+            s += mu2_sq[j, a] * b[a]
+        lam[j] = pi[j] * bulk[j] / (lam_c + s + math.exp(x[n + j]))
+    M = weighted_gram(mu1, lam)
+    H = np.empty((n, n))
+    for a in range(n):
+        for c in range(n):
+            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
+        H[a, a] += 1.0
+    U, ok = cholesky_upper(H)
+    out = np.empty(n + Kn)
+    out[:n] = x[:n]
+    if not ok:
+        out[n:] = math.nan
+        return out
+    R = np.empty((n, Kn))
+    for a in range(n):
+        for j in range(Kn):
+            R[a, j] = sb[a] * mu1_new[j, a]
+    Y = forward_rows(U, R)
+    for j in range(Kn):
+        s = 0.0
+        for a in range(n):
+            s += Y[a, j] * Y[a, j]
+        out[n + j] = safe_log(bulk_new[j] * s)
+    return out
+
+
+@njit(cache=True)
+def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, bulk, pi, par, lam_cs,
                widths, atol, rtol, max_steps, rcond, min_margin):
     """The fixed point at every λ_C of ``lam_cs`` (in order) and every width, for one tabulated model.
 
-    ``par`` = (ψ1, ψ2, σ_ε²). Each point starts from ``x_start`` (``has_start``), else from the
-    previous converged point (``continuation``; a failure there is retried from the cold start),
-    else cold. The widths share the response solve; a width after one that assembled reports 1
-    iteration (the solve restarted at the solution passes at once), as the Python driver does.
+    ``par`` = (ψ1, ψ2, σ_ε²). Point p starts from ``x_start[p]`` when ``start_kind[p]`` is 1 (as
+    given) or 2 (a warm start: retried from the cold start if it fails), else from the previous
+    converged point (``continuation``; retried cold likewise), else cold. The widths share the
+    response solve; a width after one that assembled reports 1 iteration (the solve restarted at the
+    solution passes at once), as the Python driver does.
 
     Returns (X, status, iterations, residual, vec, scal, width_iterations)."""
     psi1, psi2, noise_var = par[0], par[1], par[2]
@@ -559,8 +600,9 @@ def solve_path(x_start, has_start, continuation, w, kappa, mu0, mu1, mu2_sq, h, 
     for p in range(npt):
         lam_c = lam_cs[p]
         warm = False
-        if has_start:
-            x0 = x_start.copy()
+        if start_kind[p] > 0:
+            x0 = x_start[p].copy()
+            warm = start_kind[p] == 2
         elif continuation and have:
             x0 = xprev.copy()
             warm = True

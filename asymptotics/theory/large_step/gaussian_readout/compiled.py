@@ -20,7 +20,7 @@ import numpy as np
 from ....codegen.templates import load_template
 from .model import GaussianReadoutModel
 
-__all__ = ["kernels", "solve_path", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+__all__ = ["kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
 
 #: the template of the dense linear algebra (no placeholders)
 DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
@@ -70,15 +70,46 @@ def _c(a) -> np.ndarray:
 
 
 def solve_path(model: GaussianReadoutModel, lam_cui, widths, *, tol: float, max_steps: int, start=None,
-               continuation: bool = True, min_margin: float) -> PathSolution:
-    """Run the compiled fixed point at each Cui ridge λ_C of ``lam_cui`` (in order) and each width."""
+               starts=None, continuation: bool = True, min_margin: float) -> PathSolution:
+    """Run the compiled fixed point at each Cui ridge λ_C of ``lam_cui`` (in order) and each width.
+
+    ``start``: one start for every point, used as given; ``starts``: one warm start (or ``None``)
+    per point, retried from the cold start when it fails."""
     mod = kernels()
     ch, f = model.channel, model.features
     n, K = ch.weights.size, f.K
-    x_start = np.zeros(n + K) if start is None else _c(start)
+    lam_cui = _c(lam_cui)
+    P = lam_cui.size
+    x_start = np.zeros((P, n + K))
+    kind = np.zeros(P, dtype=np.int64)
+    if start is not None:
+        x_start[:] = _c(start)
+        kind[:] = 1
+    elif starts is not None:
+        for p, xs in enumerate(starts):
+            if xs is not None:
+                x_start[p] = xs
+                kind[p] = 2
     par = np.array([model.psi1, model.psi2, ch.noise_var], dtype=float)
-    out = mod.solve_path(x_start, start is not None, bool(continuation), _c(ch.weights), _c(model.kappa), _c(ch.mu0),
+    out = mod.solve_path(x_start, kind, bool(continuation), _c(ch.weights), _c(model.kappa), _c(ch.mu0),
                          _c(f.mu1), _c(f.mu2_sq), _c(ch.h), _c(ch.h1t), _c(ch.h2t), _c(f.bulk), _c(f.weights), par,
-                         _c(lam_cui), _c(widths), float(tol), float(tol), int(max_steps), MEAN_SPAN_RCOND,
+                         lam_cui, _c(widths), float(tol), float(tol), int(max_steps), MEAN_SPAN_RCOND,
                          float(min_margin))
     return PathSolution(*out)
+
+
+def transfer_start(x, old: GaussianReadoutModel, new: GaussianReadoutModel, lam_cui: float) -> np.ndarray:
+    """A warm start for ``new`` from the solution ``x`` of ``old`` (the same ψ1, ψ2, c, σ_ε): new
+    readout types get τ(u) from one step of the self-energy map at the old solution (the κ nodes
+    must then agree); new κ nodes get log V(κ) interpolated linearly (constant beyond the old nodes)."""
+    n_old = old.kappa.size
+    x = np.asarray(x, dtype=float)
+    if old.K != new.K or not np.array_equal(old.readout.values, new.readout.values):
+        if n_old != new.kappa.size:
+            raise ValueError("transfer_start: change the readout types and the κ nodes one at a time")
+        f, fn = old.features, new.features
+        x = kernels().transfer_types(x, _c(old.channel.weights), old.psi1 / old.psi2, float(lam_cui), _c(f.mu1),
+                                     _c(f.mu2_sq), _c(f.bulk), _c(f.weights), old.psi2, _c(fn.mu1), _c(fn.bulk))
+    if n_old != new.kappa.size:
+        x = np.concatenate([np.interp(new.kappa, old.kappa, x[:n_old]), x[n_old:]])
+    return x

@@ -96,7 +96,7 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
                                kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
                                max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488,
                                check: bool = True, max_steps: int = 3000, continuation: bool = True,
-                               on_failure: str = "return",
+                               warm_levels: bool = False, on_failure: str = "return",
                                progress: Callable[[int, int], None] | None = None) -> GaussianReadoutGrid:
     r"""R1 after one large step at every (ψ1, λ) of a grid (Gaussian readout, Ba et al. protocol).
 
@@ -105,6 +105,10 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
 
     continuation : start each λ from the previous converged one (default); ``False``: every point
         starts cold, as the single-point call does (the same numbers, slower).
+    warm_levels : start each level of the refinement (more readout types, more κ nodes) from the
+        level before (:func:`~.compiled.transfer_start`; fewer iterations). The numbers then differ
+        from the single-point call within the fixed point's tolerance (as with ``continuation``), and
+        so do the reported iterations and residuals.
     on_failure : ``"return"`` (default: failed points are results with ``converged=False`` and a
         status) or ``"raise"`` (:class:`~asymptotics.errors.ConvergenceError` at the first one).
     progress : ``progress(done, total)`` after each ψ1 row, counting (ψ1, λ) points.
@@ -115,7 +119,7 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
                       readout_values=readout_values, readout_proportions=readout_proportions, kappa_nodes=kappa_nodes,
                       tol=tol, type_tol=type_tol,
                       max_types=max_types, kappa_tol=kappa_tol, max_kappa_nodes=max_kappa_nodes, check=check,
-                      max_steps=max_steps, on_failure=on_failure)
+                      max_steps=max_steps, on_failure=on_failure, warm_levels=warm_levels)
     total = p_axis.size * l_axis.size
     if total * len(s.widths) > MAX_GRID_RESULTS:
         raise ParameterError("psi1 × lam × width", total * len(s.widths),

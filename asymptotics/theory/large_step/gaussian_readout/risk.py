@@ -25,6 +25,7 @@ from ....params import check_int, check_positive
 from ....solvers import Status
 from ...spiked_rf.mapping import as_activation
 from ..refinement import Check, refine_batch
+from .compiled import transfer_start
 from .model import DEFAULT_KAPPA_NODES, DEFAULT_TYPES, check_width, gaussian_readout_model
 from .result import GaussianReadoutRisk
 from .solver import solve_gaussian_readout_path
@@ -54,7 +55,8 @@ class RiskSettings:
 
     Attributes: the activations, ψ2, c, σ_ε, the widths (and whether a single width was asked for),
     the readout rule (kind, K0, given values and proportions), κ nodes n0, the tolerances and
-    ladders of the refinement, ``check``, ``max_steps`` and ``on_failure``."""
+    ladders of the refinement, ``check``, ``max_steps``, ``on_failure`` and ``warm_levels`` (start
+    each level of the refinement from the level before, :func:`~.compiled.transfer_start`)."""
 
     student: Activation
     teacher: Activation
@@ -76,13 +78,14 @@ class RiskSettings:
     check: bool
     max_steps: int
     on_failure: str
+    warm_levels: bool = False
 
 
 def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float = 0.0, width=math.inf,
                   readout: str = "hermite", types: int | None = None, readout_values=None, readout_proportions=None,
                   kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
                   max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
-                  max_steps: int = 3000, on_failure: str = "raise") -> RiskSettings:
+                  max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False) -> RiskSettings:
     """Validate the arguments of :func:`gaussian_readout_risk` once (see there)."""
     widths, single = _as_widths(width)
     if readout not in ("hermite", "quantile", "given"):
@@ -107,14 +110,15 @@ def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float
     return RiskSettings(as_activation(student, "student"), as_activation(teacher, "teacher"),
                         check_positive("psi2", psi2), c, noise, tuple(widths), single, readout, K0, readout_values,
                         readout_proportions, n0, tol, type_tol, type_ladder, kappa_tol, kappa_ladder, bool(check),
-                        check_int("max_steps", max_steps, 1), on_failure)
+                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels))
 
 
 def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
     """Solve along ``ladder`` until two successive levels agree within ``tolerance`` on every risk,
     for each of ``points`` (:func:`~..refinement.refine_batch`: the solves of one level are one
-    batch). ``solve_at(level, points)`` returns the results (a list per width) of each point;
-    ``first``: the results at ``ladder[0]`` when already known.
+    batch). ``solve_at(level, points, previous, previous_level)`` returns the results (a list per
+    width) of each point (``previous``: their results at ``previous_level``, for warm starts, or
+    None); ``first``: the results at ``ladder[0]`` when already known.
 
     Returns, per point, (results at the finer level, differences (one per width) or None, sequence
     [(level, risks)], message when the ladder ends unresolved, else None)."""
@@ -123,11 +127,11 @@ def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
     def solve(level, items, previous):
         if first is not None and level == ladder[0]:
             return [first[points[i]] for i in items]
-        return solve_at(level, [points[i] for i in items])
+        return solve_at(level, [points[i] for i in items], None, None)
 
     def check(answers, level, finer, items):
         out = []
-        for results, cur in zip(answers, solve_at(finer, [points[i] for i in items]), strict=True):
+        for results, cur in zip(answers, solve_at(finer, [points[i] for i in items], answers, level), strict=True):
             if not all(r.converged for r in cur):
                 out.append(Check(False, None, cur))
                 continue
@@ -159,12 +163,22 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
     s = settings
     lams = list(lams)
 
-    def solve_at(K, n, points):
-        model = gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
-                                       types=K, readout_values=s.readout_values,
-                                       readout_proportions=s.readout_proportions, kappa_nodes=n)
+    def model_at(K, n):
+        return gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
+                                      types=K, readout_values=s.readout_values,
+                                      readout_proportions=s.readout_proportions, kappa_nodes=n)
+
+    def solve_at(K, n, points, previous=None, previous_model=None):
+        model = model_at(K, n)
+        starts = None
+        if s.warm_levels and previous is not None:
+            starts = []
+            for res in previous:
+                r = next((r for r in res if r.converged), None)
+                starts.append(None if r is None else transfer_start(r.start, previous_model, model, r.lam_cui))
         rows = solve_gaussian_readout_path(model, [lams[p] for p in points], s.widths, tol=s.tol,
-                                           max_steps=s.max_steps, continuation=continuation, on_failure="return")
+                                           max_steps=s.max_steps, starts=starts, continuation=continuation,
+                                           on_failure="return")
         if s.on_failure == "raise":
             for row in rows:
                 for r in row:
@@ -181,7 +195,9 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
     results = None
     go_on = points
     if s.readout == "hermite":
-        ref = _refine_points(lambda K, pts: solve_at(K, s.kappa_nodes, pts), s.type_ladder, s.type_tol,
+        ref = _refine_points(lambda K, pts, prev, K_prev: solve_at(K, s.kappa_nodes, pts, prev, None if prev is None
+                                                                   else model_at(K_prev, s.kappa_nodes)),
+                             s.type_ladder, s.type_tol,
                              "number of Gauss–Hermite readout types", points)
         results = {p: ref[p][0] for p in points}
         go_on = []
@@ -193,11 +209,14 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
             if msg is None and err is not None:
                 go_on.append(p)
 
-    def solve_kappa(n, pts):
+    def solve_kappa(n, pts, prev, n_prev):
         out = {}
+        prev_of = dict(zip(pts, prev, strict=True)) if prev is not None else {}
         for K in sorted({K_of[p] for p in pts}):
             grp = [p for p in pts if K_of[p] == K]
-            out.update(zip(grp, solve_at(K, n, grp), strict=True))
+            pm = model_at(K, n_prev) if prev is not None else None
+            out.update(zip(grp, solve_at(K, n, grp, [prev_of[p] for p in grp] if prev is not None else None, pm),
+                           strict=True))
         return [out[p] for p in pts]
 
     final = dict(results) if results is not None else {}

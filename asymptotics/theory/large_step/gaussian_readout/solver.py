@@ -123,15 +123,17 @@ def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> Gaus
 
 
 def solve_gaussian_readout_path(model: GaussianReadoutModel, lams, widths=(math.inf,), *, tol: float = 1e-12,
-                                max_steps: int = 3000, start=None, continuation: bool = True,
+                                max_steps: int = 3000, start=None, starts=None, continuation: bool = True,
                                 on_failure: str = "return") -> tuple[tuple[GaussianReadoutRisk, ...], ...]:
     r"""Solve the fixed point at every ridge of ``lams`` (in order) and every width, in one compiled call.
 
     The responses do not depend on N: each λ is solved once and every width assembled from it.
-    With ``continuation`` each λ starts from the previous converged one (a failure there is retried
-    from the cold start, so a result never depends on having followed the path); else every λ starts
-    cold — or from ``start`` (a previous solution's ``start``) when given. Returns, for each λ, a
-    tuple of results (one per width). ``on_failure="raise"`` raises
+    Each λ starts from ``start`` (a previous solution's ``start``, used as given) when given, else
+    from its entry of ``starts`` (warm starts, e.g. from a coarser resolution: :func:`~.compiled.
+    transfer_start`), else — with ``continuation`` — from the previous converged λ, else cold. A
+    warm or continued start that fails is retried cold, so no point fails because of its start
+    (a converged one differs from the cold solve within the fixed point's tolerance). Returns, for
+    each λ, a tuple of results (one per width). ``on_failure="raise"`` raises
     :class:`~asymptotics.errors.ConvergenceError` for the first failed point.
     """
     steps = _check_common(model, tol, max_steps, on_failure)
@@ -145,8 +147,12 @@ def solve_gaussian_readout_path(model: GaussianReadoutModel, lams, widths=(math.
         start = np.asarray(start, dtype=float)
         if start.shape != (n + model.K,):
             raise ParameterError("start", f"shape {start.shape}", f"a previous solution's start, shape ({n + model.K},)")
+    if starts is not None:
+        starts = list(starts)
+        if len(starts) != lam_cs.size or any(x is not None and np.shape(x) != (n + model.K,) for x in starts):
+            raise ParameterError("starts", "list", f"one start of shape ({n + model.K},) or None per ridge")
     sol = solve_path(model, lam_cs, np.array(wlist, dtype=float), tol=tol, max_steps=steps, start=start,
-                     continuation=continuation, min_margin=MIN_STABILITY_MARGIN)
+                     starts=starts, continuation=continuation, min_margin=MIN_STABILITY_MARGIN)
     out = []
     for p, lam in enumerate(lam_list):
         row = tuple(_result(model, lam, w, float(lam_cs[p]), sol, p, k) for k, w in enumerate(wlist))
