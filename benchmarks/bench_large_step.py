@@ -144,28 +144,52 @@ def numpy_checked(p1, lam, width=math.inf):
 
 # ---- timing helpers -------------------------------------------------------------------------
 
+class Clock:
+    """Wall-clock and CPU time (this process) of a block."""
+
+    def __enter__(self):
+        self.w, self.c = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall, self.cpu = time.perf_counter() - self.w, time.process_time() - self.c
+
+
 def best_of(fn, reps):
-    best, out = math.inf, None
+    """((best wall, best CPU) seconds, last output) over ``reps`` calls."""
+    wall, cpu, out = math.inf, math.inf, None
     for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+        with Clock() as c:
+            out = fn()
+        wall, cpu = min(wall, c.wall), min(cpu, c.cpu)
+    return (wall, cpu), out
 
 
 def fmt(t):
+    if isinstance(t, tuple):
+        return f"{fmt(t[0])} ({fmt(t[1])} CPU)"
     return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
 
 
+def ratio(base, mine):
+    """Ratio of CPU times (the machine is shared: wall clocks include waiting for a core)."""
+    return base[1] / mine[1]
+
+
 def cli_time(args, env):
+    """(wall, CPU of the child) seconds of one ``asymptotics theory large-step`` call."""
+    import resource
+
     exe = Path(sys.executable).with_name("asymptotics")
     cmd = [str(exe), "theory", "large-step", *args, "--format", "json"]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
-        return math.nan
-    return dt
+        return (math.nan, math.nan)
+    return (dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
 
 
 def main(argv=None) -> None:
@@ -188,9 +212,9 @@ def main(argv=None) -> None:
 
     st = SETTING
     p1, lam = 8.0, 1e-3
-    t0 = time.perf_counter()
-    gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam, noise=st["noise"], check=False)
-    t_first = time.perf_counter() - t0
+    with Clock() as c:
+        gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam, noise=st["noise"], check=False)
+    t_first = (c.wall, c.cpu)
     model_module._tabulated.cache_clear()
     t_tab, model = best_of(lambda: (model_module._tabulated.cache_clear(),
                                     gaussian_readout_model(st["student"], st["teacher"], p1, st["psi2"],
@@ -215,7 +239,7 @@ def main(argv=None) -> None:
                                                            noise=st["noise"])), 2)
     tn_chk, rn_chk = best_of(lambda: numpy_checked(p1, lam), 1)
     rows.append(("one point, N = ∞, convergence checks (K 32→48, n 61→122), tables cached", t_chk,
-                 tn_chk - 0.0, f"{r_chk.residual:.1e} / {rn_chk[1]:.1e}", abs(r_chk.risk1 - rn_chk[0]) / rn_chk[0], ""))
+                 tn_chk, f"{r_chk.residual:.1e} / {rn_chk[1]:.1e}", abs(r_chk.risk1 - rn_chk[0]) / rn_chk[0], ""))
 
     # grids
     rng = np.random.default_rng(20260101)
@@ -225,21 +249,21 @@ def main(argv=None) -> None:
             continue
         ps, ls = np.geomspace(2.0, 32.0, size), np.geomspace(1e-4, 1e-1, size)
         model_module._tabulated.cache_clear()
-        t0 = time.perf_counter()
-        g = gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
+        with Clock() as c:
+            g = gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
+                                           check=checked)
+        t_cold = (c.wall, c.cpu)
+        with Clock() as c:
+            gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
                                        check=checked)
-        t_cold = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
-                                   check=checked)
-        t_warm = time.perf_counter() - t0
+        t_warm = (c.wall, c.cpu)
         npts = size * size
         base = ""
         if size == a.n:
             pick = rng.choice(npts, size=min(a.subsample if not checked else max(2, a.subsample // 3), npts),
                               replace=False)
-            t0 = time.perf_counter()
             diffs = []
+            clk = Clock().__enter__()
             for q in pick:
                 i, j = divmod(int(q), size)
                 if checked:
@@ -248,8 +272,8 @@ def main(argv=None) -> None:
                     m = gaussian_readout_model(st["student"], st["teacher"], float(ps[i]), st["psi2"], noise=st["noise"])
                     rb = numpy_risk(m, float(ls[j]))[0]
                 diffs.append(abs(rb - g.risk1[i, j, 0]) / rb)
-            per = (time.perf_counter() - t0) / len(pick)
-            base = (per * npts, len(pick), max(diffs))
+            clk.__exit__()
+            base = ((clk.wall / len(pick) * npts, clk.cpu / len(pick) * npts), len(pick), max(diffs))
         grid_rows.append((size, checked, t_cold, t_warm, bool(g.converged.all()), float(np.max(
             [r.residual for row in g.results for cell in row for r in cell])), base))
 
@@ -274,13 +298,15 @@ def main(argv=None) -> None:
         f"{a.reps} for the one-point rows)",
         "- problem: erf/erf, ψ2 = 2, σ_ε = 0.1, c = 1; one point ψ1 = 8, λ = 1e-3; grids ψ1 ∈ geomspace(2, 32), "
         "λ ∈ geomspace(1e-4, 1e-1)",
-        "- both sides use the same cGET tables and single-threaded BLAS (see the script's docstring)",
+        "- both sides use the same cGET tables and single-threaded BLAS (see the script's docstring); times are "
+        "wall clock (CPU time of this process in parentheses); ratios are of CPU times, since on a shared machine "
+        "the wall clock includes waiting for a core",
         "",
         "| work | asymptotics | numpy baseline | ratio | residual (asymptotics / numpy) | rel. difference | iterations |",
         "|---|---|---|---|---|---|---|",
     ]
     for label, tp, tn, res, diff, its in rows:
-        L.append(f"| {label} | {fmt(tp)} | {fmt(tn)} | **{tn / tp:.0f}×** | {res} | {diff:.1e} | {its} |")
+        L.append(f"| {label} | {fmt(tp)} | {fmt(tn)} | **{ratio(tn, tp):.0f}×** | {res} | {diff:.1e} | {its} |")
     L += [
         "",
         f"One point including its cGET tables (no cache): {fmt(tpc_cold)} without the checks (tables "
@@ -293,10 +319,10 @@ def main(argv=None) -> None:
     for size, checked, t_cold, t_warm, ok, res, base in grid_rows:
         if base:
             tb, k, d = base
-            bl, ratio, dd = f"{fmt(tb)} ({k} points timed)", f"**{tb / t_cold:.0f}×**", f"{d:.1e}"
+            bl, rt, dd = f"{fmt(tb)} ({k} points timed)", f"**{ratio(tb, t_cold):.0f}×**", f"{d:.1e}"
         else:
-            bl = ratio = dd = "—"
-        L.append(f"| {size} × {size} | {'yes' if checked else 'no'} | {fmt(t_cold)} | {fmt(t_warm)} | {bl} | {ratio} | "
+            bl = rt = dd = "—"
+        L.append(f"| {size} × {size} | {'yes' if checked else 'no'} | {fmt(t_cold)} | {fmt(t_warm)} | {bl} | {rt} | "
                  f"{ok} | {res:.1e} | {dd} |")
     if cli:
         L += ["", f"Command line (`asymptotics theory large-step`, {a.n} × {a.n} (ψ1, λ) grid, on-disk caches warm, "

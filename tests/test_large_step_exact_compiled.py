@@ -189,3 +189,47 @@ def test_warm_starts_across_refinement_levels():
     np.testing.assert_allclose(np.exp(x[:122])[inner], r122.V[inner], rtol=1e-2)  # interpolated V(κ)
     with pytest.raises(ValueError):
         transfer_start(r32.start, m32, m122, r32.lam_cui)
+
+
+@pytest.mark.parametrize("n,K", [(1, 1), (2, 3), (7, 5), (61, 32), (40, 72)])
+def test_dense_kernels_against_lapack(n, K):
+    """The kernel's own dense algebra (no BLAS) against numpy/LAPACK, to rounding."""
+    from asymptotics.theory.large_step.gaussian_readout.compiled import dense_kernels
+
+    d = dense_kernels()
+    rng = np.random.default_rng(np.random.SeedSequence([n, K]))
+    A = rng.standard_normal((n, n))
+    H = A @ A.T / n + np.eye(n)
+    scale = np.linalg.norm(H)
+    U, ok = d.cholesky_upper(H)
+    assert ok and np.max(np.abs(U.T @ U - H)) <= 1e-14 * scale and np.all(np.tril(U, -1) == 0)
+    assert not d.cholesky_upper(-H)[1]
+    R = rng.standard_normal((n, K))
+    np.testing.assert_allclose(U.T @ d.forward_rows(U, R), R, atol=1e-12)
+    np.testing.assert_allclose(d.spd_solve(U, R[:, 0]), np.linalg.solve(H, R[:, 0]), rtol=1e-10, atol=1e-12)
+    LU, piv, ok = d.lu_factor(A)
+    b = rng.standard_normal(n)
+    assert ok and np.allclose(A @ d.lu_solve_vec(LU, piv, b), b, atol=1e-10)
+    assert np.allclose(A @ d.lu_solve_rows(LU, piv, R), R, atol=1e-10)
+    assert not d.lu_factor(np.zeros((n, n)))[2]
+    M = rng.standard_normal((K, n))
+    w = rng.random(K)
+    np.testing.assert_allclose(d.weighted_gram(M, w), (M.T * w) @ M, atol=1e-12)
+    np.testing.assert_allclose(d.gram_rows(R), R.T @ R, atol=1e-12)
+    np.testing.assert_allclose(d.matmul(R, M), R @ M, atol=1e-12)
+    np.testing.assert_allclose(d.matmul_tn(R, A[:, :3].copy()), R.T @ A[:, :3], atol=1e-12)
+    np.testing.assert_allclose(d.matvec(A, b), A @ b, atol=1e-12)
+    np.testing.assert_allclose(d.rmatvec(A, b), A.T @ b, atol=1e-12)
+    S = (A + A.T) / 2
+    ev = np.linalg.eigvalsh(S)
+    lo, hi = d.symmetric_extreme_eigenvalues(S)
+    assert abs(lo - ev[0]) <= 1e-13 * max(1, abs(ev).max()) and abs(hi - ev[-1]) <= 1e-13 * max(1, abs(ev).max())
+    assert d.spectral_radius_symmetric(S) == pytest.approx(np.max(np.abs(ev)), rel=1e-13)
+    # graded singular values (1 … 1e-20), as in the mean span: the triplets above 1e-15‖Z‖
+    Z = rng.standard_normal((n, K)) @ np.diag(np.geomspace(1.0, 1e-20, K))
+    Ut, sv, Vt = d.truncated_svd(Z, 1e-15)
+    ref = np.linalg.svd(Z, compute_uv=False)
+    big = ref[: sv.size] > 1e-12 * ref[0]
+    np.testing.assert_allclose(sv[: sv.size][big], ref[: sv.size][big], rtol=1e-6)
+    np.testing.assert_allclose(Ut @ Ut.T, np.eye(sv.size), atol=1e-12)
+    assert np.max(np.abs((Ut.T * sv) @ Vt - Z)) <= 1e-14 * ref[0]

@@ -202,36 +202,31 @@ def lu_solve_rows(LU, piv, B):
 
 @njit(cache=True)
 def _gram_into(G, A, d, use_d):
-    """G[a, c] += Σ_j d_j A[j, a] A[j, c] for c ≥ a (four rows of G at a time, aligned)."""
+    """G[a, c] += Σ_j d_j A[j, a] A[j, c] for c ≥ a: row a of G accumulates four rows of A at a time
+    (aligned start; the entries left of the diagonal are overwritten by the mirror)."""
     K, n = A.shape
-    a = 0
-    while a < n:
-        nb = min(4, n - a)
-        for j in range(K):
-            aj = A[j]
-            dj = d[j] if use_d else 1.0
-            if nb == 4:
-                f0 = dj * aj[a]
-                f1 = dj * aj[a + 1]
-                f2 = dj * aj[a + 2]
-                f3 = dj * aj[a + 3]
-                g0 = G[a]
-                g1 = G[a + 1]
-                g2 = G[a + 2]
-                g3 = G[a + 3]
-                for c in range(a, n):
-                    x = aj[c]
-                    g0[c] += f0 * x
-                    g1[c] += f1 * x
-                    g2[c] += f2 * x
-                    g3[c] += f3 * x
-            else:
-                for r in range(nb):
-                    f = dj * aj[a + r]
-                    gr = G[a + r]
-                    for c in range(a, n):
-                        gr[c] += f * aj[c]
-        a += 4
+    for a in range(n):
+        ga = G[a]
+        a4 = (a // 4) * 4
+        j = 0
+        while j + 4 <= K:
+            f0 = A[j, a] * (d[j] if use_d else 1.0)
+            f1 = A[j + 1, a] * (d[j + 1] if use_d else 1.0)
+            f2 = A[j + 2, a] * (d[j + 2] if use_d else 1.0)
+            f3 = A[j + 3, a] * (d[j + 3] if use_d else 1.0)
+            r0 = A[j]
+            r1 = A[j + 1]
+            r2 = A[j + 2]
+            r3 = A[j + 3]
+            for c in range(a4, n):
+                ga[c] = ga[c] + f0 * r0[c] + f1 * r1[c] + f2 * r2[c] + f3 * r3[c]
+            j += 4
+        while j < K:
+            f = A[j, a] * (d[j] if use_d else 1.0)
+            rj = A[j]
+            for c in range(a4, n):
+                ga[c] += f * rj[c]
+            j += 1
     for a in range(n):
         for c in range(a):
             G[a, c] = G[c, a]
@@ -254,19 +249,38 @@ def gram_rows(R):
 
 
 @njit(cache=True)
+def _accumulate_rows(out, coef, B):
+    """out += Σ_l coef[l] B[l] (four rows of B at a time)."""
+    k = coef.shape[0]
+    q = out.shape[0]
+    l = 0
+    while l + 4 <= k:
+        f0 = coef[l]
+        f1 = coef[l + 1]
+        f2 = coef[l + 2]
+        f3 = coef[l + 3]
+        b0 = B[l]
+        b1 = B[l + 1]
+        b2 = B[l + 2]
+        b3 = B[l + 3]
+        for c in range(q):
+            out[c] = out[c] + f0 * b0[c] + f1 * b1[c] + f2 * b2[c] + f3 * b3[c]
+        l += 4
+    while l < k:
+        f = coef[l]
+        bl = B[l]
+        for c in range(q):
+            out[c] += f * bl[c]
+        l += 1
+
+
+@njit(cache=True)
 def matmul(A, B):
     """A B for A (m, k), B (k, q)."""
-    m, k = A.shape
-    q = B.shape[1]
-    C = np.zeros((m, q))
+    m = A.shape[0]
+    C = np.zeros((m, B.shape[1]))
     for i in range(m):
-        ci = C[i]
-        for l in range(k):
-            f = A[i, l]
-            if f != 0.0:
-                bl = B[l]
-                for c in range(q):
-                    ci[c] += f * bl[c]
+        _accumulate_rows(C[i], A[i], B)
     return C
 
 
@@ -274,16 +288,12 @@ def matmul(A, B):
 def matmul_tn(A, B):
     """AᵀB for A (k, m), B (k, q)."""
     k, m = A.shape
-    q = B.shape[1]
-    C = np.zeros((m, q))
+    C = np.zeros((m, B.shape[1]))
+    col = np.empty(k)
     for i in range(m):
-        ci = C[i]
         for l in range(k):
-            f = A[l, i]
-            if f != 0.0:
-                bl = B[l]
-                for c in range(q):
-                    ci[c] += f * bl[c]
+            col[l] = A[l, i]
+        _accumulate_rows(C[i], col, B)
     return C
 
 
@@ -304,14 +314,8 @@ def matvec(A, x):
 @njit(cache=True)
 def rmatvec(A, x):
     """Aᵀ x for A (m, k)."""
-    m, k = A.shape
-    y = np.zeros(k)
-    for i in range(m):
-        f = x[i]
-        if f != 0.0:
-            ai = A[i]
-            for j in range(k):
-                y[j] += f * ai[j]
+    y = np.zeros(A.shape[1])
+    _accumulate_rows(y, x, A)
     return y
 
 
@@ -391,12 +395,7 @@ def _tridiagonal(A):
         vf[:] = 0.0
         vf[off:] = v
         p[:] = 0.0
-        for i in range(off, n):                  # p = τ A22 v (A22 symmetric: rows times v_i)
-            f = vf[i]
-            if f != 0.0:
-                ri = T[i]
-                for j in range(a0, n):
-                    p[j] += f * ri[j]
+        _accumulate_rows(p[a0:], vf[off:], T[off:, a0:])   # p = τ A22 v (A22 symmetric: rows times v_i)
         pv = 0.0
         for j in range(off, n):
             p[j] *= tau

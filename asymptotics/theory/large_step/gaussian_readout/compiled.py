@@ -20,7 +20,7 @@ import numpy as np
 from ....codegen.templates import load_template
 from .model import GaussianReadoutModel
 
-__all__ = ["kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+__all__ = ["kernels", "dense_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
 
 #: the template of the dense linear algebra (no placeholders)
 DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
@@ -36,9 +36,15 @@ MEAN_SPAN_RCOND = 1e-13
 
 
 @lru_cache(maxsize=1)
+def dense_kernels() -> ModuleType:
+    """The rendered dense-algebra module."""
+    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense")
+
+
+@lru_cache(maxsize=1)
 def kernels() -> ModuleType:
     """The rendered fixed-point module (compiled on first use, then loaded from the cache)."""
-    dense = load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense")
+    dense = dense_kernels()
     bindings = {name: (dense.__name__, name) for name in _DENSE_NAMES}
     return load_template(KERNEL_TEMPLATE, bindings, "large-step Gaussian-readout fixed point", prefix="ls_fixed")
 
