@@ -33,7 +33,7 @@ from numba import njit
 EPS = 2.220446049250313e-16
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cholesky_upper(H):
     """``(U, ok)`` with H = UᵀU, U upper triangular (row k from the rows above it, four at a time);
     ``ok`` is False when H is not numerically positive definite or not finite."""
@@ -76,7 +76,7 @@ def cholesky_upper(H):
     return U, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def forward_rows(U, R):
     """Z = L⁻¹ R with L = Uᵀ, for R of shape (n, m): Z[a] = (R[a] − Σ_{b<a} U[b, a] Z[b]) / U[a, a]."""
     n = U.shape[0]
@@ -111,7 +111,7 @@ def forward_rows(U, R):
     return Z
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def lu_factor(A):
     """``(LU, piv, ok)``: PA = LU with partial pivoting (``piv``: the row order); ``ok`` is False for
     a zero or non-finite pivot (an exactly singular matrix, as LAPACK reports it)."""
@@ -151,7 +151,7 @@ def lu_factor(A):
     return LU, piv, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def lu_solve_vec(LU, piv, b):
     """x = A⁻¹ b from :func:`lu_factor`."""
     n = b.shape[0]
@@ -171,7 +171,7 @@ def lu_solve_vec(LU, piv, b):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def lu_solve_rows(LU, piv, B):
     """X = A⁻¹ B for B of shape (n, m), by rows."""
     n, m = B.shape
@@ -200,7 +200,7 @@ def lu_solve_rows(LU, piv, B):
     return X
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gram_into(G, A, d, use_d):
     """G[a, c] += Σ_j d_j A[j, a] A[j, c] for c ≥ a: row a of G accumulates four rows of A at a time
     (aligned start; the entries left of the diagonal are overwritten by the mirror)."""
@@ -232,7 +232,7 @@ def _gram_into(G, A, d, use_d):
             G[a, c] = G[c, a]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def weighted_gram(A, d):
     """Aᵀ diag(d) A for A of shape (K, n)."""
     G = np.zeros((A.shape[1], A.shape[1]))
@@ -240,7 +240,7 @@ def weighted_gram(A, d):
     return G
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gram_rows(R):
     """RᵀR for R of shape (n, m)."""
     G = np.zeros((R.shape[1], R.shape[1]))
@@ -248,7 +248,7 @@ def gram_rows(R):
     return G
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _accumulate_rows(out, coef, B):
     """out += Σ_l coef[l] B[l] (four rows of B at a time)."""
     k = coef.shape[0]
@@ -274,7 +274,7 @@ def _accumulate_rows(out, coef, B):
         l += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def matmul(A, B):
     """A B for A (m, k), B (k, q)."""
     m = A.shape[0]
@@ -284,7 +284,7 @@ def matmul(A, B):
     return C
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def matmul_tn(A, B):
     """AᵀB for A (k, m), B (k, q)."""
     k, m = A.shape
@@ -297,7 +297,7 @@ def matmul_tn(A, B):
     return C
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def matvec(A, x):
     """A x for A (m, k)."""
     m, k = A.shape
@@ -311,7 +311,7 @@ def matvec(A, x):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rmatvec(A, x):
     """Aᵀ x for A (m, k)."""
     y = np.zeros(A.shape[1])
@@ -319,7 +319,7 @@ def rmatvec(A, x):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _householder(x):
     """(v, tau, beta) with (I − τ v vᵀ) x = β e1, v[0] = 1 (LAPACK's dlarfg)."""
     m = x.shape[0]
@@ -343,7 +343,7 @@ def _householder(x):
     return v, tau, beta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sturm_count(d, e2, x):
     """Number of eigenvalues < x of the symmetric tridiagonal (d, off-diagonal squares e2)."""
     n = d.shape[0]
@@ -360,7 +360,7 @@ def _sturm_count(d, e2, x):
     return cnt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bisect(d, e2, lo, hi, target):
     """The smallest x in [lo, hi] with Sturm count ≥ ``target`` (to floating-point spacing)."""
     a, b = lo, hi
@@ -375,7 +375,7 @@ def _bisect(d, e2, lo, hi, target):
     return 0.5 * (a + b)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tridiagonal(A):
     """(d, e): the symmetric tridiagonal matrix orthogonally similar to A (Householder)."""
     n = A.shape[0]
@@ -417,7 +417,7 @@ def _tridiagonal(A):
     return d, e
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gershgorin(d, e):
     n = d.shape[0]
     lo = math.inf
@@ -434,7 +434,7 @@ def _gershgorin(d, e):
     return lo - EPS * span, hi + EPS * span
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def symmetric_extreme_eigenvalues(A):
     """(λmin, λmax) of the symmetric matrix A (finite): Householder reduction to a tridiagonal
     matrix, then bisection on Sturm counts to the spacing of floating-point numbers."""
@@ -445,7 +445,7 @@ def symmetric_extreme_eigenvalues(A):
     return _bisect(d, e2, lo, hi, 1), _bisect(d, e2, lo, hi, n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def spectral_radius_symmetric(A):
     """max |λ| of the symmetric matrix A (finite): λmax by bisection; λmin only when some
     eigenvalue lies below −λmax (one Sturm count decides)."""
@@ -460,7 +460,7 @@ def spectral_radius_symmetric(A):
     return max(abs(lmin), abs(lmax))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def spd_solve(U, b):
     """x = (UᵀU)⁻¹ b for the Cholesky factor U of :func:`cholesky_upper`."""
     n = b.shape[0]
@@ -480,7 +480,7 @@ def spd_solve(U, b):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _jacobi_rows(At, Wt):
     """One-sided (Hestenes) Jacobi: rotate pairs of rows of At (and of Wt alike) until every pair is
     orthogonal to working precision. The squared row norms are kept up to date through the
@@ -530,7 +530,7 @@ def _jacobi_rows(At, Wt):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def truncated_svd(Z, drop):
     """The singular triplets of Z (n × K) above ``drop``·‖Z‖: (Ut, sv, Vt) with the left vectors as
     the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).

@@ -116,7 +116,7 @@ VEC_ROWS = 7            # V, q, omega_bar, omega0, t, psi, conditional error
 SCAL_SIZE = 7           # risk1, train, spike_error, mean rank, residual, spectral radius, code
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def safe_log(v):
     """log max(v, floor), NaN kept."""
     if v >= TAU_FLOOR:
@@ -126,7 +126,7 @@ def safe_log(v):
     return math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     """The deterministic equivalent at (B, D = λ_C + μ2²·b) and τ: the state (S, M, P, E = PΛμ1,
     Λμ1, τ-map, V) and whether I + β√B M √B was positive definite."""
@@ -179,7 +179,7 @@ def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     return (S, M, P, E, LM, tau_map, V), ok
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta):
     """(log V, log τ) ↦ (log V-map, log τ-map) with B = diag(w ψ1/ψ2 / (1 + V)); also the state."""
     n = w.shape[0]
@@ -203,7 +203,7 @@ def response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta):
     return out, state
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta):
     """The responses at V = 0 and τ = c ∘ diag(μ1 B μ1ᵀ) (the self-energy at M = 0), in logs."""
     K, n = mu1.shape
@@ -224,7 +224,7 @@ def cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta):
     return x0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scaled_residual(r, x):
     """max_i |r_i| / max(1, |x_i|) (inf when not finite)."""
     v = 0.0
@@ -236,7 +236,7 @@ def scaled_residual(r, x):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_steps, memory, damping,
              restart_factor):
     """Anderson acceleration of the response map: ``(x, r, status, iterations, state at x)``."""
@@ -302,7 +302,7 @@ def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_s
     return x, r, MAX_STEPS, max_steps, state
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):
     """The spike–mean block at width N: (x, ω0, t, t̂, ĝ0, rank, residual, ok)."""
     K, n = mu0.shape
@@ -330,7 +330,7 @@ def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):
     return x, omega0, t, t_hat, g0, K, resid, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):
     """The spike–mean block at N = ∞: the B-weighted projection of h on the complement of the mean
     span (singular-value cut ``rcond``), then ω0 by least squares on the kept span."""
@@ -393,7 +393,7 @@ def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):
     return x, omega0, t, t_hat, np.zeros(K), r, resid, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def variance_sources(N, finite, bulk, beta, t_hat, g0):
     """The source on D of the second-order traces: g = β c t̂² (+ N ĝ0² at finite width).
     (The source on B is diag(ŵE/(1+V)) + β y yᵀ with y = B h̃1, applied in the assembly.)"""
@@ -403,7 +403,7 @@ def variance_sources(N, finite, bulk, beta, t_hat, g0):
     return g
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, s, y, g):
     """q(κ) = −dV(κ) along B' = diag(s) + β y yᵀ, D' = Σ_a s_a μ2²(κ_a; ·) + g."""
     rhs = matvec(Psi, s)
@@ -417,7 +417,7 @@ def variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, s, y, g):
     return q + rmatvec(Psi, wS2 * dS)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noise_var, bulk, pi, beta, ratio, lam_c,
              width, rcond, min_margin, vec, scal):
     """Every equation at the converged responses x for width N (``inf``: the limit). Fills ``vec``
@@ -529,7 +529,7 @@ def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noi
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bulk_new):
     """A start for new readout types on the same κ nodes: V(κ) kept, τ(u) = c(u) μ1(·; u)ᵀ T μ1(·; u)
     with T = √B (I + β√B M √B)⁻¹ √B of the solution x (one step of the self-energy map)."""
@@ -569,7 +569,7 @@ def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bul
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, bulk, pi, par, lam_cs,
                widths, atol, rtol, max_steps, rcond, min_margin):
     """The fixed point at every λ_C of ``lam_cs`` (in order) and every width, for one tabulated model.

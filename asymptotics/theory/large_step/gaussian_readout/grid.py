@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
 
 from ....errors import ParameterError
-from ....params import check_nonnegative, check_positive
+from ....params import check_int, check_nonnegative, check_positive
 from .model import DEFAULT_KAPPA_NODES
 from .result import GaussianReadoutRisk
 from .risk import risk_row, risk_settings
@@ -96,7 +97,7 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
                                kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
                                max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488,
                                check: bool = True, max_steps: int = 3000, continuation: bool = True,
-                               warm_levels: bool = False, on_failure: str = "return",
+                               warm_levels: bool = False, on_failure: str = "return", workers: int = 1,
                                progress: Callable[[int, int], None] | None = None) -> GaussianReadoutGrid:
     r"""R1 after one large step at every (ψ1, λ) of a grid (Gaussian readout, Ba et al. protocol).
 
@@ -111,6 +112,8 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
         so do the reported iterations and residuals.
     on_failure : ``"return"`` (default: failed points are results with ``converged=False`` and a
         status) or ``"raise"`` (:class:`~asymptotics.errors.ConvergenceError` at the first one).
+    workers : rows (values of ψ1) solved at once in threads (the compiled kernels release the GIL;
+        the cGET tables are numpy); the results do not depend on it.
     progress : ``progress(done, total)`` after each ψ1 row, counting (ψ1, λ) points.
     """
     p_axis = _axis("psi1", psi1, check_positive)
@@ -124,9 +127,22 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
     if total * len(s.widths) > MAX_GRID_RESULTS:
         raise ParameterError("psi1 × lam × width", total * len(s.widths),
                              f"at most {MAX_GRID_RESULTS} results in one call (split the grid)")
-    rows = []
-    for i, p1 in enumerate(p_axis):
-        rows.append(tuple(tuple(cell) for cell in risk_row(s, float(p1), l_axis.tolist(), continuation=continuation)))
-        if progress is not None:
-            progress((i + 1) * l_axis.size, total)
+    workers = check_int("workers", workers, 1)
+
+    def row(p1):
+        return tuple(tuple(cell) for cell in risk_row(s, float(p1), l_axis.tolist(), continuation=continuation))
+
+    rows = [None] * p_axis.size
+    if workers == 1 or p_axis.size == 1:
+        for i, p1 in enumerate(p_axis):
+            rows[i] = row(p1)
+            if progress is not None:
+                progress((i + 1) * l_axis.size, total)
+    else:
+        with ThreadPoolExecutor(max_workers=min(workers, p_axis.size)) as pool:
+            futures = {pool.submit(row, p1): i for i, p1 in enumerate(p_axis)}
+            for done, fut in enumerate(as_completed(futures), start=1):
+                rows[futures[fut]] = fut.result()
+                if progress is not None:
+                    progress(done * l_axis.size, total)
     return GaussianReadoutGrid(p_axis, l_axis, s.widths, tuple(rows))
