@@ -33,7 +33,8 @@ convergence in the number of nodes K).
 
 The package: :mod:`.model` (the typed sRF, tabulated; tables cached), :mod:`.solver` (its fixed
 point at one λ and N, or along a list of λ), :mod:`.compiled` (the compiled kernels, rendered from
-the templates ``_kernel_template.py`` and ``_dense_template.py``), :mod:`.result`
+the templates ``_kernel_template.py``, ``_mean_block_template.py``, ``_spectral_template.py`` and
+``_dense_template.py``), :mod:`.result`
 (:class:`GaussianReadoutRisk`), :mod:`.risk` (:func:`gaussian_readout_risk`, with the convergence
 checks in K and in the κ rule) and :mod:`.grid` (:func:`gaussian_readout_risk_grid` over (ψ1, λ)).
 The solve is reduced like the sRF solver's: (1) the responses (V(κ), τ(u)) form a closed system,

@@ -1,7 +1,9 @@
 r"""The compiled fixed point of the large-step risk with a Gaussian readout (a template).
 
 Rendered by :mod:`.compiled` (:mod:`asymptotics.codegen.templates`): the placeholders above the
-marker are bound to the dense linear algebra of ``_dense_template.py``. The equations are those of
+marker are bound to the dense linear algebra (``_dense_template.py``), the spectral radius
+(``_spectral_template.py``) and the spike–mean block (``_mean_block_template.py``). The equations are
+those of
 ``docs/large-step-exact.md`` (the prior: :mod:`asymptotics.theory.large_step.typed_prior`; the
 spike–mean block: :mod:`asymptotics.theory.large_step.spike_mean_block`), evaluated here without
 forming T = B(I + βMB)⁻¹: with H = I + β√B M √B = UᵀU and Y = U⁻ᵀ √B μ1ᵀ (n × K),
@@ -33,7 +35,7 @@ from numba import njit
 from asymptotics.solvers.result import Status
 
 
-def cholesky_upper(H):  # placeholder: bound to the dense-algebra module in the rendered module
+def cholesky_upper(H):  # placeholder: bound to the dense, spectral and mean-block modules in the rendered module
     raise NotImplementedError
 
 
@@ -85,7 +87,15 @@ def spd_solve(U, b):  # placeholder
     raise NotImplementedError
 
 
-def truncated_svd(Z, drop):  # placeholder
+def small_lstsq(F, r, rcond):  # placeholder
+    raise NotImplementedError
+
+
+def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):  # placeholder
+    raise NotImplementedError
+
+
+def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):  # placeholder
     raise NotImplementedError
 
 
@@ -106,9 +116,6 @@ SINGULAR_SYSTEM = 5
 #: floor of the responses in the logarithmic variables
 TAU_FLOOR = 1e-300
 EPS = 2.220446049250313e-16
-
-#: singular values of the mean span below SPAN_DROP·‖Z‖ are not resolved (far below the cut rcond)
-SPAN_DROP = 1e-15
 
 #: rows of the per-point vector output
 VEC_ROWS = 7            # V, q, omega_bar, omega0, t, psi, conditional error
@@ -285,14 +292,14 @@ def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_s
         step = damping * r
         if cnt > 0:
             F = np.ascontiguousarray(hF[:cnt].T)
-            gamma, _, rank, sv = np.linalg.lstsq(F, r, EPS * max(m, cnt))
-            bad = rank < cnt or sv[cnt - 1] < 1e-12 * sv[0] or not np.all(np.isfinite(gamma))
+            gamma, rank, smin, smax = small_lstsq(F, r, EPS * max(m, cnt))
+            bad = rank < cnt or smin < 1e-12 * smax or not np.all(np.isfinite(gamma))
             if bad:  # ill-conditioned history: keep only the newest pair
                 hX[0] = hX[cnt - 1]
                 hF[0] = hF[cnt - 1]
                 cnt = 1
                 F = np.ascontiguousarray(hF[:1].T)
-                gamma, _, _, _ = np.linalg.lstsq(F, r, EPS * m)
+                gamma, _, _, _ = small_lstsq(F, r, EPS * m)
             if np.all(np.isfinite(gamma)):
                 for c in range(cnt):
                     gc = gamma[c]
@@ -300,97 +307,6 @@ def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_s
                         step[i] -= (hX[c, i] + damping * hF[c, i]) * gc
         x = x + step
     return x, r, MAX_STEPS, max_steps, state
-
-
-@njit(cache=True, nogil=True)
-def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):
-    """The spike–mean block at width N: (x, ω0, t, t̂, ĝ0, rank, residual, ok)."""
-    K, n = mu0.shape
-    G = weighted_gram(mu0, pi / S)
-    A = np.empty((n, n))
-    amax = 0.0
-    for a in range(n):
-        for c in range(n):
-            A[a, c] = sb[a] * (N * G[a, c] + beta * (kappa[a] * M[a, c] * kappa[c])) * sb[c]
-        A[a, a] += 1.0
-        for c in range(n):
-            amax = max(amax, abs(A[a, c]))
-    Ua, ok = cholesky_upper(A)                               # A = I + √B Q √B is SPD
-    if not ok:
-        return h, h, h, np.zeros(K), np.zeros(K), K, math.inf, False
-    y = spd_solve(Ua, sb * h)
-    bx = sb * y
-    omega0 = N * matvec(G, bx)
-    t = beta * matvec(M, kappa * bx)
-    x = h - omega0 - kappa * t
-    g0 = matvec(mu0, bx)
-    t_hat = matvec(mu1, kappa * bx)
-    scale = max(1.0, amax * np.max(np.abs(y)))
-    resid = np.max(np.abs(sb * x - y)) / scale
-    return x, omega0, t, t_hat, g0, K, resid, True
-
-
-@njit(cache=True, nogil=True)
-def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):
-    """The spike–mean block at N = ∞: the B-weighted projection of h on the complement of the mean
-    span (singular-value cut ``rcond``), then ω0 by least squares on the kept span."""
-    K, n = mu0.shape
-    Z = np.empty((n, K))
-    zmax = 0.0
-    for a in range(n):
-        for j in range(K):
-            Z[a, j] = sb[a] * mu0[j, a]
-            zmax = max(zmax, abs(Z[a, j]))
-    r = 0
-    Qt = np.zeros((0, n))                                    # rows: an orthonormal basis of the span
-    Vt = np.zeros((0, K))
-    sv = np.zeros(0)
-    if zmax > 0.0:
-        Ut, sv, Vt = truncated_svd(Z, SPAN_DROP)
-        for i in range(sv.shape[0]):
-            if sv[i] > rcond * sv[0]:
-                r += 1
-        Qt = np.ascontiguousarray(Ut[:r])
-    Bm = np.empty((n, n))
-    for a in range(n):
-        for c in range(n):
-            Bm[a, c] = sb[a] * (beta * (kappa[a] * M[a, c] * kappa[c])) * sb[c]
-    # Pp Bm Pp = Bm − Q W'ᵀ − W' Qᵀ with W = Bm Q, W' = W − Q (QᵀW)/2 (Pp = I − QQᵀ); as rows:
-    Wt = matmul(Qt, Bm)                                      # (r, n) = (Bm Q)ᵀ
-    C = matmul(Wt, np.ascontiguousarray(Qt.T))              # QᵀBm Q (r, r)
-    Wpt = Wt - 0.5 * matmul_tn(C, Qt)                       # rows of W'
-    A = Bm - matmul_tn(Qt, Wpt) - matmul_tn(Wpt, Qt)
-    for a in range(n):
-        A[a, a] += 1.0
-    rhs0 = sb * h
-    rhs0 = rhs0 - rmatvec(Qt, matvec(Qt, rhs0))
-    Ua, ok = cholesky_upper(A)                               # A = I + Pp Bm Pp is SPD
-    if not ok:
-        return h, h, h, np.zeros(K), np.zeros(K), r, math.inf, False
-    y = spd_solve(Ua, rhs0)
-    y = y - rmatvec(Qt, matvec(Qt, y))
-    bx = sb * y
-    t = beta * matvec(M, kappa * bx)
-    rhs = sb * (h - kappa * t) - y
-    # least squares Z m = rhs on the kept span: m = Σ_i v_i (u_iᵀ rhs)/σ_i
-    coef = np.zeros(K)
-    for i in range(r):
-        ui = Qt[i]
-        s = 0.0
-        for a in range(n):
-            s += ui[a] * rhs[a]
-        s /= sv[i]
-        vi = Vt[i]
-        for j in range(K):
-            coef[j] += s * vi[j]
-    omega0 = rmatvec(mu0, coef)
-    x = h - omega0 - kappa * t
-    t_hat = matvec(mu1, kappa * bx)
-    resid = 0.0
-    if r > 0:
-        resid = np.max(np.abs(matvec(Qt, y)))
-    resid = max(resid, np.max(np.abs(sb * (x - h + omega0 + kappa * t))))
-    return x, omega0, t, t_hat, np.zeros(K), r, resid, True
 
 
 @njit(cache=True, nogil=True)

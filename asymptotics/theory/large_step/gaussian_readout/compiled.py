@@ -1,11 +1,13 @@
 r"""The compiled kernels of the large-step fixed point and the call into them.
 
-:func:`kernels` renders the two template files of this package through
-:func:`asymptotics.codegen.templates.load_template`: ``_dense_template.py`` (small dense linear
-algebra) and ``_kernel_template.py`` (the response map, its Anderson loop, the spike–mean block, the
-variance equations and a path over λ with continuation), whose placeholders are bound to the first
-module. Both live in the user cache with their numba machine code, so a second process starts
-without compiling. :func:`solve_path` packs a tabulated model and runs the path kernel.
+:func:`kernels` renders the template files of this package through
+:func:`asymptotics.codegen.templates.load_template`, each with its placeholders bound to the modules
+rendered before it: ``_dense_template.py`` (small dense linear algebra), ``_spectral_template.py``
+(extreme eigenvalues, truncated SVD), ``_mean_block_template.py`` (the spike–mean block) and
+``_kernel_template.py`` (the response map, its Anderson loop, the variance equations and a path over
+λ with continuation). They live in the user cache with their numba machine code, so a second process
+starts without compiling; a change in one template renames every module after it.
+:func:`solve_path` packs a tabulated model and runs the path kernel.
 """
 
 from __future__ import annotations
@@ -17,22 +19,41 @@ from types import ModuleType
 
 import numpy as np
 
-from ....codegen.templates import load_template
+from ....codegen.templates import MARKER, load_template
 from .model import GaussianReadoutModel
 
-__all__ = ["kernels", "dense_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+__all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
 
 #: the template of the dense linear algebra (no placeholders)
 DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
-#: the template of the fixed point (placeholders bound to the dense module)
+#: extreme eigenvalues and the truncated SVD (placeholders bound to the dense module)
+SPECTRAL_TEMPLATE = Path(__file__).with_name("_spectral_template.py")
+#: the spike–mean block (placeholders bound to the dense and spectral modules)
+MEAN_BLOCK_TEMPLATE = Path(__file__).with_name("_mean_block_template.py")
+#: the template of the fixed point (placeholders bound to the three modules above)
 KERNEL_TEMPLATE = Path(__file__).with_name("_kernel_template.py")
 
 _DENSE_NAMES = ("cholesky_upper", "forward_rows", "lu_factor", "lu_solve_vec", "lu_solve_rows", "weighted_gram",
-                "gram_rows", "matmul", "matmul_tn", "matvec", "rmatvec", "spectral_radius_symmetric",
-                "truncated_svd", "spd_solve")
+                "gram_rows", "matmul", "matmul_tn", "matvec", "rmatvec", "spd_solve", "accumulate_rows",
+                "householder")
+_SPECTRAL_NAMES = ("symmetric_extreme_eigenvalues", "spectral_radius_symmetric", "truncated_svd", "small_lstsq")
+_MEAN_BLOCK_NAMES = ("mean_block_finite", "mean_block_limit")
 
 #: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
 MEAN_SPAN_RCOND = 1e-13
+
+
+def _bind(template: Path, modules) -> dict:
+    """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``."""
+    head = template.read_text().split(MARKER)[0]
+    wanted = {line.split("(")[0][4:] for line in head.splitlines() if line.startswith("def ")}
+    out = {}
+    for mod, names in modules:
+        out.update({name: (mod.__name__, name) for name in names if name in wanted})
+    missing = wanted - set(out)
+    if missing:
+        raise RuntimeError(f"{template.name}: no binding for the placeholders {sorted(missing)}")
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -42,11 +63,22 @@ def dense_kernels() -> ModuleType:
 
 
 @lru_cache(maxsize=1)
+def spectral_kernels() -> ModuleType:
+    """The rendered eigenvalue / SVD module."""
+    dense = dense_kernels()
+    return load_template(SPECTRAL_TEMPLATE, _bind(SPECTRAL_TEMPLATE, [(dense, _DENSE_NAMES)]),
+                         "large-step eigenvalues and SVD", prefix="ls_spectral")
+
+
+@lru_cache(maxsize=1)
 def kernels() -> ModuleType:
     """The rendered fixed-point module (compiled on first use, then loaded from the cache)."""
-    dense = dense_kernels()
-    bindings = {name: (dense.__name__, name) for name in _DENSE_NAMES}
-    return load_template(KERNEL_TEMPLATE, bindings, "large-step Gaussian-readout fixed point", prefix="ls_fixed")
+    dense, spectral = dense_kernels(), spectral_kernels()
+    mods = [(dense, _DENSE_NAMES), (spectral, _SPECTRAL_NAMES)]
+    mean = load_template(MEAN_BLOCK_TEMPLATE, _bind(MEAN_BLOCK_TEMPLATE, mods), "large-step spike-mean block",
+                         prefix="ls_mean")
+    return load_template(KERNEL_TEMPLATE, _bind(KERNEL_TEMPLATE, mods + [(mean, _MEAN_BLOCK_NAMES)]),
+                         "large-step Gaussian-readout fixed point", prefix="ls_fixed")
 
 
 @dataclass(frozen=True)
