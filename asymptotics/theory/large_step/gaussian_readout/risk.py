@@ -127,7 +127,8 @@ def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
     def solve(level, items, previous):
         if first is not None and level == ladder[0]:
             return [first[points[i]] for i in items]
-        return solve_at(level, [points[i] for i in items], None, None)
+        before = None if previous is None else ladder[ladder.index(level) - 1]
+        return solve_at(level, [points[i] for i in items], previous, before)
 
     def check(answers, level, finer, items):
         out = []
@@ -249,7 +250,7 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                           readout_values=None, readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
                           tol: float = 1e-12, type_tol: float = 1e-8, max_types: int = 256,
                           kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
-                          max_steps: int = 3000, on_failure: str = "raise"):
+                          max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False):
     r"""The risk R1 after one large step η = c√N with a Gaussian readout (Ba et al. protocol).
 
     Parameters
@@ -277,6 +278,10 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
         ``quadrature_error`` covers only the inner expectations).
     on_failure : ``"raise"`` (:class:`~asymptotics.errors.ConvergenceError`, also when a convergence
         check fails) or ``"return"`` (results with ``converged=False``; numbers written as null).
+    warm_levels : start each level of the refinement (more types, more κ nodes) from the solution
+        of the level before (:func:`~.compiled.transfer_start`) instead of cold: fewer iterations, the
+        same risk within the fixed point's tolerance (not bit for bit; the default ``False`` keeps the
+        cold start of every level). A warm start that fails is retried cold.
 
     For many ridges or a (ψ1, λ) grid use :func:`~.grid.gaussian_readout_risk_grid` (the same
     numbers, one compiled call per level and row).
@@ -284,7 +289,8 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
     s = risk_settings(student, teacher, psi2, c=c, noise=noise, width=width, readout=readout, types=types,
                       readout_values=readout_values, readout_proportions=readout_proportions,
                       kappa_nodes=kappa_nodes, tol=tol, type_tol=type_tol, max_types=max_types, kappa_tol=kappa_tol,
-                      max_kappa_nodes=max_kappa_nodes, check=check, max_steps=max_steps, on_failure=on_failure)
+                      max_kappa_nodes=max_kappa_nodes, check=check, max_steps=max_steps, on_failure=on_failure,
+                      warm_levels=warm_levels)
     (res,) = risk_row(s, check_positive("psi1", psi1), [lam], continuation=False)
     return res[0] if s.single else tuple(res)
 
