@@ -17,7 +17,7 @@ rule, and (ψ1, λ) grids, ψ1 ∈ geomspace(2, 32), λ ∈ geomspace(1e-4, 1e-1
   at these sizes a threaded OpenBLAS on a busy 2-core machine is 10–100× slower, which would be an
   unfair baseline. Grids are timed on a random subsample of points and extrapolated.
 
-Run: ``python benchmarks/bench_large_step.py [--n 10] [--big 30] [--subsample 6] [--out benchmarks/results/large_step.md]``
+Run: ``python benchmarks/bench_large_step.py [--n 10] [--big 30] [--subsample 6] [--workers 2] [--no-cold] [--no-cli] [--out benchmarks/results/large_step.md]``
 """
 
 from __future__ import annotations
@@ -192,6 +192,37 @@ def cli_time(args, env):
     return (dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
 
 
+COLD_CHILD = """
+import json, time
+w0, c0 = time.perf_counter(), time.process_time()
+from asymptotics.theory.large_step.gaussian_readout import gaussian_readout_risk
+w1, c1 = time.perf_counter(), time.process_time()
+r = gaussian_readout_risk("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, check=False)
+w2, c2 = time.perf_counter(), time.process_time()
+gaussian_readout_risk("erf", "erf", 8.0, 2.0, 1e-3, noise=0.1, check=False)
+w3, c3 = time.perf_counter(), time.process_time()
+print(json.dumps(dict(import_=(w1 - w0, c1 - c0), first=(w2 - w1, c2 - c1), second=(w3 - w2, c3 - c2), risk1=r.risk1)))
+"""
+
+
+def cold_compile(env):
+    """Times of a fresh process with an empty cache: the import, the first point (rendering the
+    templates, numba compiling every kernel, the activation's modules, the tables) and a second
+    point; then of a second process on that cache (machine code loaded from disk)."""
+    import json
+    import tempfile
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="asymptotics-cold-") as tmp:
+        env = dict(env, ASYMPTOTICS_CACHE_DIR=tmp)
+        for _ in range(2):
+            p = subprocess.run([sys.executable, "-c", COLD_CHILD], capture_output=True, text=True, env=env)
+            if p.returncode != 0:
+                raise RuntimeError(f"cold-start child failed: {p.stderr[-2000:]}")
+            out.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10, help="grid points per axis (the grid of the issue: 10)")
@@ -199,6 +230,8 @@ def main(argv=None) -> None:
     ap.add_argument("--subsample", type=int, default=6, help="grid points timed with the numpy baseline")
     ap.add_argument("--reps", type=int, default=5, help="repetitions of the one-point rows (best is kept)")
     ap.add_argument("--no-cli", action="store_true", help="skip the command-line rows")
+    ap.add_argument("--no-cold", action="store_true", help="skip the cold start (empty cache: compiles every kernel)")
+    ap.add_argument("--workers", type=int, default=2, help="threads of the grid rows with workers (1: skip them)")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "large_step.md")
     a = ap.parse_args(argv)
 
@@ -232,34 +265,46 @@ def main(argv=None) -> None:
     tpc_cold, _ = best_of(lambda: (model_module._tabulated.cache_clear(),
                                    gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam,
                                                          noise=st["noise"], check=False)), a.reps)
+    gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam, noise=st["noise"])   # tables of every level
     t_chk, r_chk = best_of(lambda: gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam,
                                                          noise=st["noise"]), a.reps)
     t_chk_cold, _ = best_of(lambda: (model_module._tabulated.cache_clear(),
                                      gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam,
                                                            noise=st["noise"])), 2)
+    gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam, noise=st["noise"])
+    t_wl, r_wl = best_of(lambda: gaussian_readout_risk(st["student"], st["teacher"], p1, st["psi2"], lam,
+                                                       noise=st["noise"], warm_levels=True), a.reps)
     tn_chk, rn_chk = best_of(lambda: numpy_checked(p1, lam), 1)
     rows.append(("one point, N = ∞, convergence checks (K 32→48, n 61→122), tables cached", t_chk,
-                 tn_chk, f"{r_chk.residual:.1e} / {rn_chk[1]:.1e}", abs(r_chk.risk1 - rn_chk[0]) / rn_chk[0], ""))
+                 tn_chk, f"{r_chk.residual:.1e} / {rn_chk[1]:.1e}", abs(r_chk.risk1 - rn_chk[0]) / rn_chk[0],
+                 f"{r_chk.iterations} / {rn_chk[2]}"))
+    rows.append(("the same, warm_levels=True (each level started from the one before)", t_wl,
+                 tn_chk, f"{r_wl.residual:.1e} / {rn_chk[1]:.1e}", abs(r_wl.risk1 - rn_chk[0]) / rn_chk[0],
+                 f"{r_wl.iterations} / {rn_chk[2]}"))
 
     # grids
     rng = np.random.default_rng(20260101)
     grid_rows = []
-    for size, checked in ((a.n, False), (a.n, True), (a.big, False), (a.big, True)):
-        if size <= 0:
-            continue
+    configs = [(a.n, False, False, 1), (a.n, True, False, 1), (a.n, True, True, 1)]
+    if a.workers > 1:
+        configs.append((a.n, True, True, a.workers))
+    if a.big > 0:
+        configs += [(a.big, False, False, 1), (a.big, True, False, 1), (a.big, True, True, 1)]
+        if a.workers > 1:
+            configs.append((a.big, True, True, a.workers))
+    for size, checked, warm, workers in configs:
         ps, ls = np.geomspace(2.0, 32.0, size), np.geomspace(1e-4, 1e-1, size)
+        opts = dict(psi2=st["psi2"], noise=st["noise"], check=checked, warm_levels=warm, workers=workers)
         model_module._tabulated.cache_clear()
         with Clock() as c:
-            g = gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
-                                           check=checked)
+            g = gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, **opts)
         t_cold = (c.wall, c.cpu)
         with Clock() as c:
-            gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, psi2=st["psi2"], noise=st["noise"],
-                                       check=checked)
+            gaussian_readout_risk_grid(st["student"], st["teacher"], ps, ls, **opts)
         t_warm = (c.wall, c.cpu)
         npts = size * size
         base = ""
-        if size == a.n:
+        if size == a.n and not warm and workers == 1:
             pick = rng.choice(npts, size=min(a.subsample if not checked else max(2, a.subsample // 3), npts),
                               replace=False)
             diffs = []
@@ -274,7 +319,10 @@ def main(argv=None) -> None:
                 diffs.append(abs(rb - g.risk1[i, j, 0]) / rb)
             clk.__exit__()
             base = ((clk.wall / len(pick) * npts, clk.cpu / len(pick) * npts), len(pick), max(diffs))
-        grid_rows.append((size, checked, t_cold, t_warm, bool(g.converged.all()), float(np.max(
+        label = "yes" if checked else "no"
+        label += ", warm levels" if warm else ""
+        label += f", {workers} threads" if workers > 1 else ""
+        grid_rows.append((size, label, t_cold, t_warm, bool(g.converged.all()), float(np.max(
             [r.residual for row in g.results for cell in row for r in cell])), base))
 
     cli = []
@@ -287,6 +335,8 @@ def main(argv=None) -> None:
             cli.append((label, cli_time(grid_args + extra, env)))
         cli.append(("one point, checks", cli_time(["--student", "erf", "--teacher", "erf", "--psi2", "2", "--noise",
                                                   "0.1", "--psi1", "8", "--lam", "1e-3"], env)))
+
+    cold = None if a.no_cold else cold_compile(dict(os.environ))
 
     L = [
         "# Exact large-step risk (Gaussian readout): asymptotics vs a plain numpy implementation",
@@ -316,14 +366,21 @@ def main(argv=None) -> None:
         "| grid | checks | asymptotics, tables built | asymptotics, tables cached | numpy baseline (extrapolated) | ratio | all converged | max residual | max rel. difference |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for size, checked, t_cold, t_warm, ok, res, base in grid_rows:
+    for size, label, t_cold, t_warm, ok, res, base in grid_rows:
         if base:
             tb, k, d = base
             bl, rt, dd = f"{fmt(tb)} ({k} points timed)", f"**{ratio(tb, t_cold):.0f}×**", f"{d:.1e}"
         else:
             bl = rt = dd = "—"
-        L.append(f"| {size} × {size} | {'yes' if checked else 'no'} | {fmt(t_cold)} | {fmt(t_warm)} | {bl} | {rt} | "
+        L.append(f"| {size} × {size} | {label} | {fmt(t_cold)} | {fmt(t_warm)} | {bl} | {rt} | "
                  f"{ok} | {res:.1e} | {dd} |")
+    if cold:
+        c1, c2 = cold
+        L += ["", "Cold start (a fresh process, empty `ASYMPTOTICS_CACHE_DIR`): import "
+              f"{fmt(tuple(c1['import_']))}, first point (templates rendered, every kernel compiled by numba, "
+              f"the activation's modules, the tables) {fmt(tuple(c1['first']))}, second point "
+              f"{fmt(tuple(c1['second']))}. A second process on that cache: import {fmt(tuple(c2['import_']))}, "
+              f"first point {fmt(tuple(c2['first']))} (machine code loaded from disk)."]
     if cli:
         L += ["", f"Command line (`asymptotics theory large-step`, {a.n} × {a.n} (ψ1, λ) grid, on-disk caches warm, "
               "one point per call of the library):", ""]
