@@ -157,9 +157,11 @@ def _pilot(dims, pilot: int, budget: float, simulate, seconds) -> tuple[tuple[in
 
 
 def _analyse(q, theory: float, dims: Sequence[int], per_seed: list[np.ndarray], finite) -> QuantityResult:
-    means, ses, method, _vm = standard_errors(dims, per_seed)
+    means, ses, method, vm = standard_errors(dims, per_seed)
     counts = np.array([v.size for v in per_seed])
-    nu = float(np.sum(counts - 1) - 2) if method == "pooled" else float(np.min(counts) - 1)
+    # degrees of freedom of the errors: the pooled seeds less the variance model's parameters, or the
+    # fewest seeds at one d less one (conservative) for per-d errors
+    nu = float(np.sum(counts - 1) - (len(dims) - vm.dof)) if method == "pooled" else float(np.min(counts) - 1)
     try:
         ex = extrapolate(dims, means, ses, q.omegas, q.max_terms, variance_dof=nu)
     except ValueError as exc:  # e.g. too few dimensions, zero spread: stated, the verdict fails

@@ -10,14 +10,14 @@ variances of the whole ladder are pooled in the model
 
 fitted to the log sample variances by weighted least squares with their exact Gaussian moments:
 for ν = k − 1 degrees of freedom, E log s² = log σ² + ψ(ν/2) − log(ν/2) and
-Var log s² = ψ'(ν/2) (ψ the digamma function). The residual χ² (n − 2 degrees of freedom) tests
+Var log s² = ψ'(ν/2) (ψ the digamma function). The residual χ² (n − 2 or n − 3 degrees of freedom) tests
 the model; :func:`standard_errors` uses the pooled σ(d) when that test passes (p ≥
 :data:`POOL_P_MIN`) and the per-d sample standard deviations otherwise (stated in the result).
 
 >>> import numpy as np
 >>> vm = fit_variance_model([100, 400, 1600], [1e-2, 2.5e-3, 6.25e-4], [50, 50, 50])
->>> round(vm.slope, 6)
--1.0
+>>> round(vm.slope, 6), vm.curvature
+(-1.0, 0.0)
 """
 
 from __future__ import annotations
@@ -38,23 +38,26 @@ POOL_P_MIN = 0.01
 
 @dataclass(frozen=True)
 class VarianceModel:
-    """σ²(d) = exp(a)·d^κ fitted to per-d sample variances.
+    """log σ²(d) = a + κ log d + κ₂ (log d)² fitted to per-d sample variances.
 
     Attributes:
         log_scale: a.
         slope: κ.
-        chi2, dof, p_value: the lack-of-fit test of the log-variances (dof = n − 2; NaN p when 0).
+        curvature: κ₂ (0 when not fitted).
+        chi2, dof, p_value: the lack-of-fit test of the log-variances (dof = n − parameters; NaN p when 0).
     """
 
     log_scale: float
     slope: float
+    curvature: float
     chi2: float
     dof: int
     p_value: float
 
     def variance(self, dims) -> np.ndarray:
         """σ²(d) of one seed."""
-        return np.exp(self.log_scale + self.slope * np.log(np.asarray(dims, dtype=float)))
+        t = np.log(np.asarray(dims, dtype=float))
+        return np.exp(self.log_scale + self.slope * t + self.curvature * t * t)
 
     @property
     def acceptable(self) -> bool:
@@ -62,8 +65,9 @@ class VarianceModel:
         return not (self.dof > 0 and self.p_value < POOL_P_MIN)
 
 
-def fit_variance_model(dims, variances, counts) -> VarianceModel:
-    """Fit log σ²(d) = a + κ log d to sample ``variances`` from ``counts`` seeds at ``dims``."""
+def fit_variance_model(dims, variances, counts, curvature: bool | None = None) -> VarianceModel:
+    """Fit log σ²(d) = a + κ log d (+ κ₂ log² d) to sample ``variances`` from ``counts`` seeds at
+    ``dims``; ``curvature`` (default: with ≥ 5 dimensions) adds the κ₂ term."""
     d = np.asarray(dims, dtype=float)
     v = np.asarray(variances, dtype=float)
     k = np.asarray(counts, dtype=float)
@@ -76,15 +80,23 @@ def fit_variance_model(dims, variances, counts) -> VarianceModel:
     y = np.log(v) - (special.digamma(half) - np.log(half))
     var_y = special.polygamma(1, half)
     if d.size == 1:
-        return VarianceModel(float(y[0]), 0.0, 0.0, 0, math.nan)
-    X = np.column_stack([np.ones_like(d), np.log(d)]) / np.sqrt(var_y)[:, None]
+        return VarianceModel(float(y[0]), 0.0, 0.0, 0.0, 0, math.nan)
+    curved = d.size >= 5 if curvature is None else bool(curvature)
+    t = np.log(d) - np.log(d).mean()  # centred: a well-conditioned fit
+    cols = [np.ones_like(t), t] + ([t * t] if curved else [])
+    X = np.column_stack(cols) / np.sqrt(var_y)[:, None]
     z = y / np.sqrt(var_y)
     coef, *_ = np.linalg.lstsq(X, z, rcond=None)
     r = z - X @ coef
     chi2 = float(r @ r)
-    dof = int(d.size - 2)
+    dof = int(d.size - len(cols))
     p = float(stats.chi2.sf(chi2, dof)) if dof > 0 else math.nan
-    return VarianceModel(float(coef[0]), float(coef[1]), chi2, dof, p)
+    # back to log d: a + κ(ℓ − m) + κ₂(ℓ − m)² with m the mean log d
+    m = float(np.log(d).mean())
+    k2 = float(coef[2]) if curved else 0.0
+    a = float(coef[0] - coef[1] * m + k2 * m * m)
+    k1 = float(coef[1] - 2 * k2 * m)
+    return VarianceModel(a, k1, k2, chi2, dof, p)
 
 
 def standard_errors(dims, values_per_d) -> tuple[np.ndarray, np.ndarray, str, VarianceModel | None]:
