@@ -114,3 +114,7 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
     if failed:
         raise typer.Exit(1)
     return studies
+
+
+def register(app: typer.Typer) -> None:
+    """Nothing to register: this is the body of ``validate --finite-size`` (the ``validate`` command)."""
