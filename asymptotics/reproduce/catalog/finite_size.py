@@ -1,8 +1,8 @@
 r"""Convergence figures of the finite-size studies (``asymptotics figure finite-size-<variant>``).
 
 One item per variant of :mod:`validation.finite_size.catalogue`: the study at the size preset's
-mode (toy, quick, default, full; per-seed results kept in ``<cache>/finite-size``), drawn as the
-convergence figure of :mod:`asymptotics.figures.finite_size` — simulated value against d^{-ω}
+mode (toy, quick, default, full; per-seed results kept in ``finite-size/`` inside the simulation
+cache), drawn as the convergence figure of :mod:`asymptotics.figures.finite_size` — simulated value against d^{-ω}
 with ± 2 s.e. error bars, the fitted model and its ± 2 s.e. band (dotted lines here), the limit
 at d = ∞ and the d → ∞ theory (dashed). The item's table holds the study's rows (verdict
 without allowance); its comparisons hold the limit against the theory (and, with a finite-width
@@ -27,10 +27,10 @@ def study_data(ctx, variant):
     from validation.finite_size.store import SeedStore
     from validation.finite_size.study import run_study
 
-    from ..._cache import cache_dir
     from ..cache import simulator_fingerprint
 
-    store = SeedStore(cache_dir("finite-size"))
+    # per-seed results next to the run's simulation cache (so --cache-dir and --no-cache apply)
+    store = SeedStore(ctx.cache.root / "finite-size") if ctx.cache.enabled else None
     task = ctx.progress.add_task(f"{ctx.item.name}: finite-size study", total=None)
     try:
         study = run_study(variant, ctx.size, root_seed=ctx.root_seed, store=store, code_version=simulator_fingerprint(),
