@@ -120,3 +120,21 @@ def test_variant_wiring(variant):
         if q.finite_theory is not None:
             assert math.isfinite(q.finite_theory(400)), q.name
         assert q.target(q.theory(), 1.0) > 0
+
+
+@pytest.mark.parametrize("module", ["fit", "variance", "allocation", "verdict", "ladder", "spec", "adapters", "store",
+                                    "catalogue"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"validation.finite_size.{module}")
+    assert doctest.testmod(mod).failed == 0
+
+
+def test_figure_docstring_example():
+    import doctest
+
+    import asymptotics.figures.finite_size as mod
+
+    assert doctest.testmod(mod).failed == 0

@@ -17,8 +17,8 @@ import of the validation layer.
 ...     "extrapolation": {"limit": 1.0, "limit_se": 0.01, "models": [{"omega": 1.0, "terms": 1,
 ...     "coef": [1.0, -10.0], "cov": [[1e-4, 0.0], [0.0, 1.0]], "weight": 1.0, "model": "L + b·d^-1",
 ...     "chi2": 0.0, "dof": 1}]}, "limit_verdict": {"z": 0.0}, "verdict": {"passed": True, "kind": "extrapolation"}}]}
->>> panels = convergence_series(study)
->>> panels[0]["omega"], panels[0]["x"]
+>>> panel = convergence_series(study)[0]
+>>> panel.get("omega"), panel.get("x")
 (1.0, [0.01, 0.005, 0.0025])
 >>> with paper_style():
 ...     fig = convergence_figure(study)

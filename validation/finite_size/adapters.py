@@ -15,8 +15,8 @@ prefixes their quantities.
 >>> from validation.simulator import BaConfig
 >>> run = simulator(BaConfig)
 >>> out = run(dict(psi1=2, psi2=1.5, eta=5, n_test=2, measure=("spike",)), 60, Seed(1, 0))
->>> sorted(out)[:3]
-['beta_energy', 'bulk_edge_sv2', 'elapsed_s']
+>>> "overlap_a" in out and "elapsed_s" in out
+True
 """
 
 from __future__ import annotations

@@ -203,8 +203,9 @@ def candidate_models(omegas: Sequence[float], n: int, max_terms: int = 2) -> lis
     """The one-term model of each ω and (``max_terms == 2``) the two-term model at the smallest ω,
     keeping those with a degree of freedom left (n ≥ k + 1).
 
-    >>> [m.label for m in candidate_models((0.5, 1.0), 5)]
-    ['L + b·d^-1/2', 'L + b·d^-1', 'L + b·d^-1/2 + c·d^-1']
+    >>> labels = tuple(m.label for m in candidate_models((0.5, 1.0), 5))
+    >>> len(labels), labels
+    (3, ('L + b·d^-1/2', 'L + b·d^-1', 'L + b·d^-1/2 + c·d^-1'))
     """
     ws = sorted({float(w) for w in omegas})
     models = [PowerLawModel(w, 1) for w in ws]

@@ -12,7 +12,7 @@ imports.
 
 >>> q = Quantity("risk0", theory=lambda: 0.33, omegas=(1.0,), target_rel=0.01,
 ...              omega_reason="finite-size bias of a ridge risk: O(1/d)")
->>> q.target(0.33, 2.0)
+>>> round(q.target(0.33, 2.0), 12)
 0.0066
 """
 
