@@ -97,6 +97,8 @@ def convergence_series(study) -> list[dict]:
 def convergence_figure(study, *, width: float = 4.2, height: float = 3.4):
     """The convergence figure of ``study`` (see the module docstring); call inside
     :func:`~asymptotics.figures.paper_style`, save with :func:`~asymptotics.figures.save_figure`."""
+    from matplotlib.ticker import MaxNLocator
+
     s = _as_dict(study)
     panels = convergence_series(s)
     fig, axes = new_figure(ncols=len(panels), width=width, height=height)
@@ -108,13 +110,14 @@ def convergence_figure(study, *, width: float = 4.2, height: float = 3.4):
                             label=f"fit ± {ERRORBAR_SE:g} s.e.")
             theory_line(ax, fx, fy, label=f"fit {p['model']}", i=0)
             ax.errorbar([0.0], [p["limit"]], yerr=[ERRORBAR_SE * p["limit_se"]], fmt="o", color=color(0),
-                        zorder=4, label="limit d → ∞")
+                        zorder=4, label="limit d → ∞ (model average)")
         simulation_markers(ax, p["x"], p["means"], p["ses"], label="simulation", i=1)
         if p["finite_theory"]:
             ax.plot(p["x"], p["finite_theory"], ":", color=color(2), marker=".", label="finite-width theory")
         ax.axhline(p["theory"], linestyle="--", linewidth=1.1, color="0.15", zorder=1, label="theory d = ∞")
         ax.plot([0.0], [p["theory"]], "*", color="0.15", markersize=9, zorder=5)
         ax.set_xlim(left=-0.03 * max(p["x"]))
+        ax.xaxis.set_major_locator(MaxNLocator(4))
         ax.set_xlabel(omega_label(p["omega"]) + "   (d → ∞ at 0)")
         ax.set_ylabel(p["label"])
         verdict = "passes" if p["passed"] else "fails"
