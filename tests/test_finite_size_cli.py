@@ -58,3 +58,29 @@ def test_toy_study_rows_store_and_figure(tmp_path):
 def test_unknown_case_is_one_clear_error():
     with pytest.raises(ParameterError, match="--case"):
         run_finite_size(size="toy", cases=["nope"], progress=False)
+
+
+def test_report_shows_the_allowance_and_what_passes_only_through_it():
+    """report.md: the allowance is its own column, and a check with |z| > z_max that passes through it is
+    counted in the summary ("by allowance"); a check within z_max·s.e. is not."""
+    from types import SimpleNamespace
+
+    from asymptotics.reproduce.data import FigureData
+    from asymptotics.reproduce.report import build_report, comparison_rows
+    from validation.registry import Check
+
+    # |sim − theory| = 0.05 = 5 s.e.: fails at 3 s.e., passes with the allowance 0.03 (tolerance 0.06)
+    by_allow = Check("c", "q1", {}, theory=1.0, simulation=1.05, se=0.01, allowance=0.03)
+    plain = Check("c", "q2", {}, theory=1.0, simulation=1.02, se=0.01, allowance=0.03)  # 2 s.e.: no allowance needed
+    data = FigureData(name="item", x_name="x", comparisons=[by_allow, plain])
+    rows = comparison_rows(data)
+    assert [r["allowance"] for r in rows] == [0.03, 0.03] and [r["by_allowance"] for r in rows] == [True, False]
+    item = SimpleNamespace(name="item", paper="p", title="t", checks="c", kind="table")
+    manifest = {"size": "toy", "seed": 1, "versions": {}, "cache": {"misses": 0, "hits": 0},
+                "items": {"item": {"status": "ok", "comparisons": {"total": 2, "passed": 2, "max_abs_z": 5.0},
+                                   "outputs": {}}}}
+    text = build_report(manifest, {"item": data}, [item])
+    summary = next(line for line in text.splitlines() if line.startswith("| [item]"))
+    assert summary.split("|")[6].strip() == "1"  # the "by allowance" column of the summary
+    header = next(line for line in text.splitlines() if line.startswith("| quantity"))
+    assert "allowance" in header and "tolerance" in header
