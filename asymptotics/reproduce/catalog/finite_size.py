@@ -11,6 +11,8 @@ theory, every d against it).
 
 from __future__ import annotations
 
+import math
+
 from ...figures.finite_size import convergence_series, omega_label
 from ..data import Curve, Points, RefLine, compare
 from ..plot import Panel, PlotSpec
@@ -39,7 +41,11 @@ def study_data(ctx, variant):
         ctx.progress.remove_task(task)
     fig = ctx.figure("d^-omega", variant=variant.name, description=variant.description)
     for k, p in enumerate(convergence_series(study)):
-        fig.params[f"xlabel_{k}"] = omega_label(p["omega"]) + " (d → ∞ at 0)"
+        # x = 10^e·d^-ω with 1 ≤ max x < 10, so that the generic plot's tick labels stay short
+        e = -math.floor(math.log10(max(p["x"]))) if p["x"] and max(p["x"]) > 0 else 0
+        scale = 10.0**e
+        p = dict(p, x=[scale * x for x in p["x"]], fit_x=[scale * x for x in p["fit_x"]])
+        fig.params[f"xlabel_{k}"] = (f"$10^{{{e}}}$·" if e else "") + omega_label(p["omega"]) + " (d → ∞ at 0)"
         fig.params[f"title_{k}"] = f"{p['label']}: {'passes' if p['passed'] else 'fails'}"
         fig.points.append(Points("simulation", p["x"], p["means"], p["ses"], p["name"], d=None, group=1, panel=k))
         if p["fit_x"]:
