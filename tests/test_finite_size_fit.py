@@ -108,6 +108,22 @@ def test_coverage_omega_selected(omega, b, dims):
     assert cov >= NOMINAL - TOL, cov
 
 
+@pytest.mark.parametrize("omega,k,dims", [(0.5, 3, QUICK_DIMS), (1.0, 3, QUICK_DIMS), (0.5, 4, DIMS), (1.0, 4, DIMS)])
+def test_verdict_passes_a_true_theory_in_95_percent(omega, k, dims):
+    """The verdict of a study, end to end (pooled errors with their degrees of freedom, ω selected, the
+    F-test of the fit, |L − theory| ≤ 3 se(L), no allowance) on synthetic data whose limit *is* the
+    theory: it passes in ≥ 95 % of repetitions, with the pilot's seeds only (3 quick, 4 default)."""
+    rng = np.random.default_rng(300 + int(10 * omega) + dims.size)
+    passed = 0
+    for _ in range(REPS):
+        per_seed = _ladder_data(rng, dims, omega, -3.0, k)
+        means, ses, method, vm = standard_errors(dims, per_seed)
+        nu = float((k - 1) * dims.size - (dims.size - vm.dof)) if method == "pooled" else float(k - 1)
+        ex = extrapolate(dims, means, ses, (0.5, 1.0), 2, variance_dof=nu)
+        passed += extrapolation_verdict(L_TRUE, ex.limit, ex.limit_se, ex.best.p_value).passed
+    assert passed / REPS >= NOMINAL, passed / REPS
+
+
 def test_misspecified_omega_is_rejected_and_would_not_cover():
     """A clearly wrong model (ω = 1 fitted to a d^-1/2 approach): the χ² test rejects it (p < 0.01) in
     most repetitions, and its limit would miss L — the coverage tests above can fail."""
