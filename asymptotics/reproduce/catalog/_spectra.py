@@ -43,12 +43,13 @@ def density_curve(result, label: str, *, group: int = 0, panel: int = 0, style: 
     return Curve(label, result.x, result.density, f"density_{result.matrix}", group=group, panel=panel, style=style)
 
 
-def mark_spectrum(fig, result, *, panel: int = 0, group: int = 0, what: str = "") -> None:
-    """Dotted verticals at the support's edges (grey) and at the outliers (coloured) of ``result``."""
+def mark_spectrum(fig, result, *, panel: int = 0, group: int = 0, what: str = "", outliers: bool = True) -> None:
+    """Dotted verticals at the support's edges (grey) and, with ``outliers``, at the outliers (coloured)
+    of ``result``."""
     for e in result.edges:
         if e > 1e-9:
             fig.lines.append(RefLine("threshold", e, f"{what}edge {e:.3f}", panel=panel))
-    for o in result.outliers:
+    for o in result.outliers if outliers else ():
         if o.location is not None:
             fig.lines.append(RefLine("threshold", o.location, f"{what}outlier {o.location:.3f}", group=group,
                                      panel=panel))
