@@ -11,6 +11,7 @@ from . import (
     cui_k_types,
     cui_learning_curves,
     cui_step_hurts,
+    spectra,
     tab_ba_risk,
     tab_large_step,
     tab_srf_grid,
@@ -34,4 +35,5 @@ ITEMS = (
     tab_srf_network.ITEM,
     tab_srf_grid.ITEM,
     tab_large_step.ITEM,
+    *spectra.ITEMS,
 )
