@@ -22,7 +22,7 @@ from .progress import Progress
 
 __all__ = ["validate", "TABLE"]
 
-TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation", "se", "z", "tolerance", "passed"))
+TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation", "se", "z", "allowance", "tolerance", "passed"))
 
 
 def validate(*, quick: bool = False, case=None, family: str | None = None, list_cases: bool = False,

@@ -3,11 +3,13 @@ wrapper over ``asy.validate``, :mod:`asymptotics.api.validation`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ...api import validation as api
+from ...errors import ParameterError
 from ..api_call import compute
 from ..common import AllOpt, ColumnsOpt, FormatOpt, OutOpt, emit
 
@@ -21,12 +23,27 @@ def validate_command(
     list_cases: Annotated[bool, typer.Option("--list", help="List the cases and exit.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel workers for the simulations.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Root seed (numpy SeedSequence).")] = 20260101,
+    finite_size: Annotated[bool, typer.Option("--finite-size", help="Finite-size studies: a ladder of d per case, "
+                           "the d → ∞ limit by a weighted fit, verdict |L − theory| ≤ 3 se(L) with no allowance "
+                           "(docs/finite-size.md); --quick: d ≈ 200–800, default: up to 4000, --full: up to 8000.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="With --finite-size: the largest ladders (d up to 8000).")] = False,
+    budget: Annotated[float | None, typer.Option("--budget", min=1, help="With --finite-size: seconds of wall time per study.")] = None,
+    studies_out: Annotated[Path | None, typer.Option("--studies-out", help="With --finite-size: also write each study (per-d means, fits) here.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="With --finite-size: ignore the per-seed store.")] = False,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
     columns: ColumnsOpt = None,
     show_all: AllOpt = False,
 ) -> None:
-    """Theory vs simulation: theory, simulation ± s.e., z-score, tolerance, pass/fail. Exit status 1 on failure."""
+    """Theory vs simulation: theory, simulation ± s.e., z-score, allowance, tolerance, pass/fail. Exit status 1 on failure."""
+    if finite_size:
+        from .validate_finite_size import run_finite_size
+
+        run_finite_size(quick=quick, full=full, cases=case, family=family, list_cases=list_cases, seed=seed,
+                        budget_s=budget, fmt=fmt, out=out, studies_out=studies_out, use_cache=not no_cache)
+        return
+    if full or budget is not None or studies_out is not None or no_cache:
+        raise ParameterError("--full/--budget/--studies-out/--no-cache", "given", "only with --finite-size")
     result = compute(api.validate, fmt, out, quick=quick, case=case, family=family, list_cases=list_cases,
                      workers=workers, seed=seed)
     if not list_cases and result.meta.get("total") == 0:

@@ -91,6 +91,7 @@ def finite_size_item(variant, order: int = 400) -> Item:
         data=lambda ctx, v=variant: study_data(ctx, v),
         plot=PlotSpec(panels, title="{variant}", width=4.2, height=3.4 if n > 1 else 3.6),
         order=order,
+        only_sizes=("full",),  # in `reproduce --full`; any size by name
     )
 
 
