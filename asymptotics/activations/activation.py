@@ -175,11 +175,14 @@ class Activation:
         except MomentError as exc:
             raise MomentError(f"activation {shorten(self.name, 60)}: {exc}") from None
 
-    @lru_cache(maxsize=8)  # noqa: B019 - instances are immutable and few
+    @lru_cache(maxsize=64)  # noqa: B019 - instances are immutable and few
     def raw_constants(self, method: str = "auto") -> _c.GaussianConstants:
-        """Constants of the uncentred function."""
+        """Constants of the uncentred function (computed once for the centred and the raw
+        activation alike)."""
         if method not in ("auto", "closed", "float64", "mpmath"):
             raise ValueError(f"method must be one of auto, closed, float64, mpmath (got {method!r})")
+        if self.centered:
+            return activation(self, center=False).raw_constants(method)
         _ = self.moments_check
         out = self._raw_constants(method)
         bad = [k for k, v in out.as_dict().items() if isinstance(v, float) and not math.isfinite(v)]
