@@ -223,3 +223,26 @@ def test_mpmath_reference_erf_closed_form():
         )
     c = activation("erf").constants("closed")
     assert abs(c.second_moment - float(q)) < 1e-15
+
+
+def test_mpmath_accessor():
+    # (σ, σ') in mpmath: raw and centred relu at 1, against 1 − 1/√(2π) and σ' = 1
+    with mpmath.workdps(30):
+        f, df = activation("relu").mpmath()
+        fr, dfr = activation("relu").mpmath(raw=True)
+        one = mpmath.mpf(1)
+        assert abs(f(one) - (1 - 1 / mpmath.sqrt(2 * mpmath.pi))) < mpmath.mpf(10) ** -28
+        assert fr(one) == 1 and df(one) == 1 and dfr(-one) == 0
+        g, dg = activation("tanh").mpmath()
+        assert abs(dg(mpmath.mpf("0.3")) - mpmath.sech(mpmath.mpf("0.3")) ** 2) < mpmath.mpf(10) ** -28
+
+
+def test_module_doctests():
+    import doctest
+    import sys
+
+    import asymptotics.activations.activation  # noqa: F401 - the package attribute is the function
+
+    mod = sys.modules["asymptotics.activations.activation"]
+    failed, tried = doctest.testmod(mod)
+    assert failed == 0 and tried >= 4
