@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
+from ...params import check_array
 from ...random_matrix import (
     gram_stieltjes,
     gram_stieltjes_derivative,
@@ -50,7 +51,7 @@ from ...random_matrix import (
 )
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
-from ._checks import AsDict, as_param_array, broadcast_params, risk_grid
+from ._checks import AsDict, broadcast_params, risk_grid
 from .model import OneStepModel
 from .spike_parameters import signal_spike_sq, spike_strength_sq
 
@@ -160,9 +161,9 @@ def effective_ridge(model: OneStepModel, psi1, psi2, lam) -> EffectiveRidge:
 
     For μ1 = 0 (Σ = μ2² I): κ² + κ(μ2²(1 − r) − λ) − λμ2² = 0, r = ψ2/ψ1 (positive root).
     """
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
     psi1, psi2, lam = broadcast_params(psi1=psi1, psi2=psi2, lam=lam)
     interpolation_check(psi1, psi2, lam, model.mu2_sq)
     r = psi2 / psi1

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...params import check_array
 from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
-from ._checks import AsDict, as_output, as_param_array, broadcast_params
+from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel
 from .spike_parameters import bbp_separated, spike_parameters
 
@@ -208,8 +209,8 @@ def rectangular_spike(theta_sq, psi2):
     >>> [round(x, 4) for x in rectangular_spike(4.0, 2.0)]    # ψ2 = 2, θ = 2: s₁ = 2.7386
     [7.5, 0.7, 0.5833]
     """
-    th = as_param_array("theta_sq", theta_sq, "nonnegative")
-    p2 = as_param_array("psi2", psi2)
+    th = check_array("theta_sq", theta_sq, "nonnegative")
+    p2 = check_array("psi2", psi2)
     th, p2 = broadcast_params(theta_sq=th, psi2=p2)
     up = np.asarray(bbp_separated(th, p2))
     return _out(_top_sv2(th, p2, up)), _out(_overlap_u(th, p2, up)), _out(_overlap_v(th, p2, up))

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...params import check_array
 from ..first_gradient import correlation_norm_sq
 from . import _spike_generated as gen
-from ._checks import AsDict, as_param_array, broadcast_params
+from ._checks import AsDict, broadcast_params
 from .model import OneStepModel
 
 __all__ = [
@@ -65,7 +66,7 @@ def sample_correlation_norm_sq(model: OneStepModel, psi1):
 
     The second term is sampling noise: E[y²]·d/n with E y² = μ1*² + μ2*² + σ_ε².
     """
-    psi1 = as_param_array("psi1", psi1)
+    psi1 = check_array("psi1", psi1)
     return _out(correlation_norm_sq(model.mu1_star, model.label_energy, psi1))
 
 
@@ -77,14 +78,14 @@ def teacher_overlap_sq(model: OneStepModel, psi1):
 
 def signal_spike_sq(model: OneStepModel, eta):
     r"""θ1² = η² μ1² μ1*² (the part of θ² carried by the teacher direction)."""
-    eta = as_param_array("eta", eta, "nonnegative")
+    eta = check_array("eta", eta, "nonnegative")
     return _out(eta**2 * model.mu1**2 * model.mu1_star**2)
 
 
 def noise_spike_sq(model: OneStepModel, psi1, eta):
     r"""θ2² = η² μ1² (μ1*² + μ2*² + σ_ε²)/ψ1 (sampling noise of the gradient; depends on μ2*, σ_ε)."""
-    psi1 = as_param_array("psi1", psi1)
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    eta = check_array("eta", eta, "nonnegative")
     return _out(eta**2 * model.mu1**2 * model.label_energy / psi1)
 
 
@@ -97,8 +98,8 @@ def bbp_separated(theta_sq, psi2):
     r"""Whether the spike separates from the bulk: z'(m̄) > 0 at the pole of Q₁ (the derived
     ``bbp_indicator``), which is θ⁴ > ψ2 — the BBP transition of the rectangular spiked model.
     ``False`` at θ² = 0. Boolean (array)."""
-    theta_sq = as_param_array("theta_sq", theta_sq, "nonnegative")
-    psi2 = as_param_array("psi2", psi2)
+    theta_sq = check_array("theta_sq", theta_sq, "nonnegative")
+    psi2 = check_array("psi2", psi2)
     th, p2 = broadcast_params(theta_sq=theta_sq, psi2=psi2)
     pos = th > 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -109,7 +110,7 @@ def bbp_separated(theta_sq, psi2):
 
 def critical_learning_rate(model: OneStepModel, psi1, psi2):
     r"""η_c = ψ2^{1/4}/(|μ1| s): the BBP threshold θ⁴ = ψ2 as a learning rate (``inf`` when μ1 = 0)."""
-    psi2 = as_param_array("psi2", psi2)
+    psi2 = check_array("psi2", psi2)
     s2 = np.asarray(sample_correlation_norm_sq(model, psi1))
     s2, psi2 = broadcast_params(s2=s2, psi2=psi2)
     with np.errstate(divide="ignore"):
@@ -145,9 +146,9 @@ class SpikeParameters(AsDict):
 def spike_parameters(model: OneStepModel, psi1, psi2, eta) -> SpikeParameters:
     """All spike parameters at once, as float64 (boolean for ``separated``) arrays broadcast over
     ``psi1, psi2, eta`` (0-d for scalar inputs)."""
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    eta = check_array("eta", eta, "nonnegative")
     psi1, psi2, eta = broadcast_params(psi1=psi1, psi2=psi2, eta=eta)
 
     def arr(x):
