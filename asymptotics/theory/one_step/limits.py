@@ -41,7 +41,7 @@ from . import _spike_generated as gen
 from ._checks import broadcast_params
 from .model import OneStepModel
 from .risk_deterministic_equivalent import quadratic_form_bias
-from .spike_parameters import signal_spike_sq
+from .spike_parameters import check_risk_spike, signal_spike_sq
 
 __all__ = [
     "best_linear_floor",
@@ -99,6 +99,7 @@ def delta_infinite_samples(model: OneStepModel, psi2, lam, eta):
     z = _zstar(model, lam)
     mb, mbp = np.asarray(gram_stieltjes(z, psi2)), np.asarray(gram_stieltjes_derivative(z, psi2))
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     D = gen.spike_correction(mb, th1, th1)
     dD = gen.spike_correction_derivative(mb, mbp, th1, th1)
     kt = lam / model.mu1**2
@@ -121,6 +122,7 @@ def delta_infinite_samples_ridgeless(model: OneStepModel, psi2, eta):
     g = model.gamma
     mb = np.asarray(gram_stieltjes(-g * np.ones_like(psi2), psi2))
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     return _o(model.mu1_star**2 * g * gen.spike_correction(mb, th1, th1))  # μ1*² γ Δ(−γ), θ² = θ1²
 
 
@@ -159,4 +161,5 @@ def delta_infinite_width_coefficient(model: OneStepModel, psi1, eta):
     k = np.asarray(infinite_width_ridge(model, psi1))
     df2 = _df2_infinite_width(psi1, k)
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     return _o(2 * model.mu1_star**2 * th1 * k**2 / ((1 + k) ** 3 * (1 - df2)))

@@ -53,7 +53,7 @@ from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
 from ._checks import AsDict, broadcast_params, risk_grid
 from .model import OneStepModel
-from .spike_parameters import signal_spike_sq, spike_strength_sq
+from .spike_parameters import check_risk_spike, signal_spike_sq, spike_strength_sq
 
 __all__ = [
     "EffectiveRidge",
@@ -263,6 +263,7 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
         r0 = risk_from_quadratic_form(model, er, mb, mbp)
         th1 = np.asarray(signal_spike_sq(model, eta))
         th = np.asarray(spike_strength_sq(model, psi1, eta))
+        check_risk_spike(th, eta)
         D = gen.spike_correction(mb, th, th1)
         dD = gen.spike_correction_derivative(mb, mbp, th, th1)
         delta = model.mu1_star**2 / (1 - er.df2) * quadratic_form_bias(model, z, er.kappa_tilde, D, dD)

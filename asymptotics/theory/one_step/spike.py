@@ -56,27 +56,46 @@ def _out(x):
 
 
 # ---------------------------------------------------------------- the rectangular spiked model
-def _above_threshold(th, psi2, separated, fn, below):
-    """``fn(θ², ψ2)`` (a generated expression, meaningful above the threshold) where the spike is
-    separated, ``below`` elsewhere."""
-    return np.where(separated, fn(np.where(separated, th, 1.0), psi2), below)
+#: above this θ² the generated large-θ² forms (in w = 1/θ²) are used: the plain forms contain θ⁴,
+#: which overflows in float64 above θ² ≈ 1.3e154; both forms are exact to rounding at the switch,
+#: and every θ² below it is evaluated exactly as before
+LARGE_THETA_SQ = 1e100
+
+
+def _above_threshold(th, psi2, separated, fn, fn_large, below):
+    """``fn(θ², ψ2)`` (a generated expression, meaningful above the threshold) where the
+    spike is separated, ``below`` elsewhere; ``fn_large(1/θ², ψ2)`` (the same expression in
+    its large-θ² form) where θ² > :data:`LARGE_THETA_SQ`."""
+    large = separated & (th > LARGE_THETA_SQ)
+    plain = separated & ~large
+    value = np.where(plain, fn(np.where(plain, th, 1.0), psi2), below)
+    if np.any(large):
+        value = np.where(large, fn_large(1.0 / np.where(large, th, 1.0), psi2), value)
+    return value
 
 
 def _top_sv2(th, psi2, separated):
     # below the threshold: the bulk edge (1 + √ψ2)² of W₀W₀ᵀ (the upper MP edge)
-    return _above_threshold(th, psi2, separated, gen.outlier_sq, mp_edges(psi2)[1])
+    return _above_threshold(th, psi2, separated, gen.outlier_sq, gen.outlier_sq_large, mp_edges(psi2)[1])
 
 
 def _overlap_u(th, psi2, separated):
-    return _above_threshold(th, psi2, separated, gen.overlap_u_sq, 0.0)
+    return _above_threshold(th, psi2, separated, gen.overlap_u_sq, gen.overlap_u_sq_large, 0.0)
 
 
 def _overlap_v(th, psi2, separated):
-    return _above_threshold(th, psi2, separated, gen.overlap_v_sq, 0.0)
+    return _above_threshold(th, psi2, separated, gen.overlap_v_sq, gen.overlap_v_sq_large, 0.0)
 
 
 def _overlap_beta(th, th1, psi2, separated):
-    return np.where(separated, gen.overlap_beta_sq(np.where(separated, th, 1.0), th1, psi2), 0.0)
+    if not np.any(separated & (th > LARGE_THETA_SQ)):
+        return np.where(separated, gen.overlap_beta_sq(np.where(separated, th, 1.0), th1, psi2), 0.0)
+    th, th1 = np.broadcast_arrays(th, th1)
+    large = separated & (th > LARGE_THETA_SQ)
+    plain = separated & ~large
+    value = np.where(plain, gen.overlap_beta_sq(np.where(plain, th, 1.0), th1, psi2), 0.0)
+    rho_sq = np.where(large, th1, 0.0) / np.where(large, th, 1.0)   # ρ² = θ1²/θ²
+    return np.where(large, gen.overlap_beta_sq_large(1.0 / np.where(large, th, 1.0), rho_sq, psi2), value)
 
 
 def top_singular_value_sq(model: OneStepModel, psi1, psi2, eta):
