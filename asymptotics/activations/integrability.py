@@ -186,7 +186,9 @@ def _sympy_fallback(func, args):
 def _mp_eval(e: sp.Expr, x):
     """``e`` at the mpf ``x`` with guarded exponentials (mpmath.inf/nan instead of a hang);
     complex values become nan."""
-    if e is X:
+    if e.is_Symbol:  # the one variable; not `is X`: sympy's cache may hold an equal copy
+        if e != X:
+            return mpmath.nan
         return x
     if e.is_Number or e.is_NumberSymbol:
         return mpmath.mpf(sp.Float(e, _DPS + 5))

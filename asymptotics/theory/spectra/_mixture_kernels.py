@@ -20,7 +20,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ...solvers.compiled import solve_linear_nb
+from ...codegen.templates.system_solvers import (
+    solve_linear as solve_linear_nb,  # the one compiled linear solve
+)
 
 __all__ = ["mixture_residual_jacobian", "mixture_newton_batch"]
 

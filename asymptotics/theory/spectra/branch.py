@@ -56,7 +56,9 @@ class BranchContinuation:
         ratio: geometric ratio between successive heights, in (0, 1) (default 0.1).
         final_height: y_f/scale, the last height before the boundary solve at y = 0 (default 1e-10).
         boundary: whether to solve at y = 0 itself after y_f (default True).
-        atol, rtol: residual tolerances of each solve (``|F_i| <= atol + rtol·|g_i|``).
+        atol, rtol: residual tolerances of each solve (``|F_i| <= atol + rtol·s_i``, s_i the size of
+            equation i's terms; tight, because near an edge g is known only to about the square
+            root of the residual).
         max_steps: Newton steps per solve.
         max_refinements: how often a failed level may be split in two.
         branch_tol: tolerance of the branch test Im g ≥ −branch_tol·max(1, |g|).
@@ -66,8 +68,8 @@ class BranchContinuation:
     ratio: float = 0.1
     final_height: float = 1e-10
     boundary: bool = True
-    atol: float = 1e-13
-    rtol: float = 1e-12
+    atol: float = 1e-15
+    rtol: float = 1e-14
     max_steps: int = 60
     max_refinements: int = 6
     branch_tol: float = 1e-10

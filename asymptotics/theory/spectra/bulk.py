@@ -176,7 +176,8 @@ class PencilBulk(BranchBulk):
         x0[names.index("z")] = x_start
         p = np.array([float(self.params[k]) for k in cs.parameters])
         with np.errstate(all="ignore"):
-            x, st, _, res = cs.module.newton(x0, p, 1e-14, 1e-13, 60)
+            # tight: at a fold the unknowns are known only to about the square root of the residual
+            x, st, _, res, _floor = cs.module.newton(x0, p, 1e-300, 1e-16, 60)
         e = float(x[names.index("z")])
         g = np.array([[x[names.index("g11")], x[names.index("g22")]]])
         return e, int(st), float(res), (float(self.m_of(g, e)[0]), float(self.m_other_of(g, e)[0]))

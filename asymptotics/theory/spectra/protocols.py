@@ -25,7 +25,7 @@ from ...activations import Activation
 from ...errors import ParameterError
 from ...params import check_nonnegative, check_positive
 from ..one_step.model import OneStepModel
-from ..one_step.spike import sample_correlation_norm_sq, spike_strength_sq, teacher_overlap_sq
+from ..one_step.spike_parameters import sample_correlation_norm_sq, spike_strength_sq, teacher_overlap_sq
 from ..spiked_rf.mapping import as_activation, cui_to_srf
 
 __all__ = ["BaStep", "CuiStep", "ba_step", "cui_step", "REGIMES"]
