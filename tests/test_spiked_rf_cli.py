@@ -81,3 +81,28 @@ def test_srf_failure_reported(capsys):
 def test_srf_bad_input(args, capsys):
     code, _, err = run(["theory", "srf", *args], capsys)
     assert code == 2 and "error: invalid" in err and "Traceback" not in err
+
+
+def test_srf_width_option_against_the_simulation(capsys):
+    """``--width``: the finite-p theory against the sRF simulation at d = p = 300 (three readout
+    types, the He3 target; per-seed data and the command that made them in
+    tests/test_spiked_rf_data/finite_width/), within 2 s.e. as docs/spiked-rf-finite-width.md
+    states; the p = ∞ value (0.184) is far outside."""
+    import csv
+    import math
+    from pathlib import Path
+
+    with open(Path(__file__).parent / "test_spiked_rf_data" / "finite_width" / "srf_three_d300.csv") as f:
+        sim = [float(r["test_error"]) for r in csv.DictReader(f)]
+    mean = sum(sim) / len(sim)
+    se = math.sqrt(sum((v - mean) ** 2 for v in sim) / (len(sim) - 1) / len(sim))
+    code, out, err = run(["theory", "srf", "--student", "tanh", "--teacher", "x + (x**3 - 3*x)/sqrt(6)", "--c", "1",
+                          "--r", "1.5", "--gamma", "1", "--alpha", "3", "--lam", "0.01", "--readout", "0.5,1,1.5",
+                          "--width", "300,2400", "--format", "json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["width"] for r in rows] == [300.0, 2400.0]
+    assert abs(rows[0]["test_error"] - mean) <= 2 * se
+    assert abs(rows[0]["test_error_infinite"] - mean) > 20 * se
+    assert rows[0]["test_error_infinite"] == rows[1]["test_error_infinite"]
+    assert all(r["status"] == "converged" and math.isfinite(r["residual"]) for r in rows)

@@ -99,25 +99,49 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
     False with its status and message on failure, never an exception for a point) — in the order
     point × type count × width. ``step(n)`` reports progress (one step per point and type count).
 
-    Today: :func:`~asymptotics.theory.large_step.gaussian_readout.gaussian_readout_risk` point by
-    point; a compiled grid solver replaces this function's body.
+    The points are grouped by (ψ2, σ_ε, c) (a width from ``d`` depends on ψ2 only) and each group
+    is one call of the compiled grid solver
+    :func:`~asymptotics.theory.large_step.gaussian_readout.gaussian_readout_risk_grid` per type
+    count, every point started cold (``continuation=False``: the numbers of the single-point call).
     """
-    from ..theory.large_step.gaussian_readout import gaussian_readout_risk, width_from_dimension
+    from ..theory.large_step.gaussian_readout import gaussian_readout_risk_grid, width_from_dimension
 
+    groups: dict = {}
+    for pt in spec.points:
+        p1s, lams = groups.setdefault((pt["psi2"], pt["noise"], pt["c"]), ([], []))
+        if pt["psi1"] not in p1s:
+            p1s.append(pt["psi1"])
+        if pt["lam"] not in lams:
+            lams.append(pt["lam"])
+    labels = [None] * len(spec.widths) + list(spec.dims or ())
+    solved: dict = {}
+    for (p2, nz, cc), (p1s, lams) in groups.items():
+        ws = list(spec.widths) + [width_from_dimension(p2, dd) for dd in spec.dims or ()]
+        wanted = {(pt["psi1"], pt["lam"]) for pt in spec.points
+                  if (pt["psi2"], pt["noise"], pt["c"]) == (p2, nz, cc)}
+        for K in spec.types:
+            done = [0]
+
+            def advance(d, total, done=done, lams=lams, p1s=p1s, wanted=wanted):
+                # the grid reports (ψ1, λ) cells; only the requested points count as progress
+                rows_done = d // max(len(lams), 1)
+                n = sum(1 for a in p1s[:rows_done] for b in lams if (a, b) in wanted)
+                step(n - done[0])
+                done[0] = n
+
+            g = gaussian_readout_risk_grid(spec.student, spec.teacher, p1s, lams, psi2=p2, c=cc, noise=nz,
+                                           width=ws, readout=spec.readout, types=K,
+                                           readout_values=spec.readout_values,
+                                           readout_proportions=spec.readout_proportions,
+                                           kappa_nodes=spec.kappa_nodes, tol=spec.tol, check=spec.check,
+                                           continuation=False, on_failure="return", progress=advance)
+            for i, a in enumerate(p1s):
+                for j, b in enumerate(lams):
+                    solved[(a, p2, b, nz, cc, K)] = g.results[i][j]
     out = []
     for pt in spec.points:
-        ws = list(spec.widths)
-        labels = [None] * len(ws)
-        for dd in spec.dims or ():
-            ws.append(width_from_dimension(pt["psi2"], dd))
-            labels.append(dd)
         for K in spec.types:
-            res = gaussian_readout_risk(spec.student, spec.teacher, pt["psi1"], pt["psi2"], pt["lam"], c=pt["c"],
-                                        noise=pt["noise"], width=ws, readout=spec.readout, types=K,
-                                        readout_values=spec.readout_values,
-                                        readout_proportions=spec.readout_proportions, kappa_nodes=spec.kappa_nodes,
-                                        tol=spec.tol, check=spec.check, on_failure="return")
-            step()
+            res = solved[(pt["psi1"], pt["psi2"], pt["lam"], pt["noise"], pt["c"], K)]
             out += [(pt, dd, r) for r, dd in zip(res, labels, strict=True)]
     return out
 

@@ -35,8 +35,8 @@ __all__ = ["spiked_rf", "solve_grid", "SRFGrid", "parse_readout", "finite_d_memo
 #: Most points of one computation (each solves a fixed point: about 3 ms a point on one core).
 MAX_POINTS = 20_000
 #: The table's default columns (every column of the result stays in csv/json/parquet).
-TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam", "alpha"),
-                ("test_error", "train_error", "r", "c", "gamma", "status"))
+TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam", "alpha", "width"),
+                ("test_error", "test_error_infinite", "train_error", "r", "c", "gamma", "status"))
 
 
 def parse_readout(readout):
@@ -74,8 +74,9 @@ class SRFGrid:
     """Everything :func:`solve_grid` needs (checked): the activations, the model points (dicts of
     ``eta_tilde, alpha0, noise`` or ``c, r, gamma, noise``), the β, λ and α values, the readout
     types (or ``None``), the tolerance, and the sampled bulk (``finite_d`` d and ``seed``) or the
-    Marchenko–Pastur limit (``finite_d=None``). Solutions come back in the order
-    model point × β × λ (slowest first) × α."""
+    Marchenko–Pastur limit (``finite_d=None``), and the finite widths p of the finite-width theory
+    (``widths``, empty: p = ∞ only). Solutions come back in the order model point × β × λ (slowest
+    first) × α."""
 
     student: object
     teacher: object
@@ -88,6 +89,7 @@ class SRFGrid:
     tol: float
     finite_d: int | None
     seed: int
+    widths: tuple = ()
 
     @property
     def size(self) -> int:
@@ -95,10 +97,12 @@ class SRFGrid:
 
 
 def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
-    """Solve the sRF fixed point at every point of ``spec``; returns one solution per point (a
-    :class:`~asymptotics.theory.spiked_rf.SpikedRFSolution`: ``converged`` False with its status
-    and message on failure, never an exception for a point), in the order of :class:`SRFGrid`.
-    ``step(n)`` reports progress (one step per (model, β, λ) curve).
+    """Solve the sRF fixed point at every point of ``spec``; returns ``(solution, finite)`` per point:
+    the p = ∞ :class:`~asymptotics.theory.spiked_rf.SpikedRFSolution` (``converged`` False with its
+    status and message on failure, never an exception for a point) and, per width of
+    ``spec.widths``, the :class:`~asymptotics.theory.spiked_rf.finite_width.FiniteWidthSolution`
+    (or the :class:`~asymptotics.errors.ConvergenceError` of that width), in the order of
+    :class:`SRFGrid`. ``step(n)`` reports progress (one step per (model, β, λ) curve).
 
     Today: one continuation along α per (model, β, λ) with the public functions of
     :mod:`asymptotics.theory.spiked_rf`; a vectorised grid solver replaces this function's body.
@@ -121,9 +125,27 @@ def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
                     if key not in spectra:  # the same draw for every λ (same seed)
                         spectra[key] = sample_spectrum(spec.finite_d, p_, params.c, seed=spec.seed)
                     prior = spectra[key]
-                sols += spiked_rf_curve(model, spec.alphas, beta, lam, tol=spec.tol, on_failure="return", prior=prior)
+                curve = spiked_rf_curve(model, spec.alphas, beta, lam, tol=spec.tol, on_failure="return", prior=prior)
+                sols += [(sol, _finite_widths(model, sol, spec)) for sol in curve]
                 step()
     return sols
+
+
+def _finite_widths(model, sol, spec: SRFGrid) -> list:
+    """The finite-width theory at each width of ``spec`` (docs/spiked-rf-finite-width.md), reusing
+    the p = ∞ solution ``sol``; a width without a solution gives its ConvergenceError."""
+    if not spec.widths or not sol.converged:
+        return []
+    from ..errors import ConvergenceError
+    from ..theory.spiked_rf.finite_width import solve_finite_width
+
+    out = []
+    for w in spec.widths:
+        try:
+            out.append(solve_finite_width(model, sol.alpha, sol.beta, sol.lam, w, infinite=sol, tol=spec.tol))
+        except ConvergenceError as exc:
+            out.append(exc)
+    return out
 
 
 def _row(mp: dict, sol, srf_mode: bool) -> dict:
@@ -147,8 +169,8 @@ def _row(mp: dict, sol, srf_mode: bool) -> dict:
 
 def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_tilde=None, alpha0=None, c=None,
               r=None, gamma=None, noise=0.0, readout=None, center: bool = True, tol: float = 1e-12,
-              finite_d: int | None = None, seed: int = 0, max_memory=None, on_failure: str = "raise",
-              progress: bool | None = None) -> Result:
+              finite_d: int | None = None, width=None, seed: int = 0, max_memory=None,
+              on_failure: str = "raise", progress: bool | None = None) -> Result:
     """Exact asymptotic test and training error of ridge on spiked random features after one large
     step (``asymptotics theory srf``).
 
@@ -171,6 +193,10 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
         tol: residual tolerance of the fixed point, in [1e-16, 1).
         finite_d: instead of the Marchenko–Pastur limit, the spectrum of one sampled bulk at this d
             (p = round(βd); uniform readout only).
+        width: finite widths p (number of neurons; a grid): the deterministic finite-p theory of
+            the readout's mean directions (docs/spiked-rf-finite-width.md) beside p = ∞. The rows
+            then carry ``width``, ``test_error``/``train_error`` at p and
+            ``test_error_infinite``/``train_error_infinite``; one row per width.
         seed: seed of the sampled bulk.
         max_memory: memory the sampled bulk may use (bytes or ``"8GiB"``; default 80 % of what is
             available).
@@ -215,24 +241,51 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
         p_max = max(max(1, round(b * finite_d)) for b in betas)
         check_memory(f"{option('finite_d')} {finite_d} (p = {p_max})", finite_d_memory(finite_d, p_max), max_memory,
                      option("max_memory"))
+    widths: tuple = ()
+    if width is not None:
+        if finite_d is not None:
+            raise ParameterError(option("width"), width, f"not combined with {option('finite_d')}")
+        widths = tuple(values("width", width))
+        for w in widths:
+            if not (math.isfinite(w) and w >= 1):
+                raise ParameterError(option("width"), w, "a finite number of neurons p ≥ 1")
     from ..activations import resolve_activation
 
     spec = SRFGrid(resolve_activation(student, center=center, name=option("student")),
                    resolve_activation(teacher, center=center, name=option("teacher")),
-                   models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0))
+                   models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0),
+                   widths)
     with Progress(len(models) * len(betas) * len(lams), "theory srf", progress) as bar:
         sols = solve_grid(spec, bar.advance)
     rows, n_failed = [], 0
     keys = [(mp, b, lm) for mp in models for b in betas for lm in lams]
-    for k, sol in enumerate(sols):
+    for k, (sol, finite) in enumerate(sols):
         mp, b, lm = keys[k // len(alphas)]
         row = _row(mp, sol, srf_mode)
+        point = {**{n: v for n, v in mp.items()}, "beta": b, "lam": lm, "alpha": sol.alpha}
         if not sol.converged:
             n_failed += 1
             if on_failure == "raise":
-                point = {**{n: v for n, v in mp.items()}, "beta": b, "lam": lm, "alpha": sol.alpha}
                 raise point_error("theory srf", point, sol.message)
-        rows.append(row)
+        if not widths:
+            rows.append(row)
+            continue
+        for w, fw in zip(widths, finite or [None] * len(widths), strict=True):
+            wrow = {**row, "width": w, "test_error_infinite": row.get("test_error"),
+                    "train_error_infinite": row.get("train_error")}
+            if fw is None or isinstance(fw, Exception):
+                if fw is not None:
+                    n_failed += 1
+                    if on_failure == "raise":
+                        raise point_error("theory srf", {**point, "width": w}, str(fw))
+                    wrow.update(status="singular", message=str(fw))
+                wrow.update(test_error=None, train_error=None)
+            else:
+                d = fw.as_dict()
+                wrow.update(test_error=fw.test_error, train_error=fw.train_error, m=d["m"],
+                            mean_response=d["mean_response"], residual=max(fw.residual, row.get("residual") or 0.0),
+                            status=fw.status.label)
+            rows.append(wrow)
     meta = base_meta(
         command="theory srf",
         model="srf" if srf_mode else "one-step network (Cui et al. 2024)",
@@ -242,7 +295,8 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
         prior="Marchenko–Pastur closed form" if finite_d is None else f"sampled bulk, d = {finite_d}, seed = {seed}",
         conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
                     "test_error excludes the label noise, train_error includes it",
-        formulas="docs/spiked-rf.md",
+        formulas="docs/spiked-rf.md" + (", docs/spiked-rf-finite-width.md" if widths else ""),
+        widths=list(widths) or None,
         failed=n_failed,
     )
     return Result(rows=rows, meta=meta, columns=TABLE)

@@ -60,6 +60,7 @@ def srf_command(
     center: CenterOpt = True,
     tol: Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point, in [1e-16, 1).")] = 1e-12,
     finite_d: Annotated[int | None, typer.Option("--finite-d", help="instead of the Marchenko–Pastur limit, use the spectrum of one sampled bulk at this d (p = round(βd); the authors' finite-d approach; uniform readout only).")] = None,
+    width: Annotated[str | None, typer.Option("--width", metavar="GRID", help="finite width p (number of neurons; a grid): the deterministic finite-p theory of the readout's mean directions beside p = ∞ (docs/spiked-rf-finite-width.md; slow limits with readout types).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="seed of the sampled bulk for --finite-d.")] = 0,
     keep_going: Annotated[bool, typer.Option("--keep-going", help="write failed points as rows with their status (numbers null) instead of stopping.")] = False,
     max_memory: MaxMemoryOpt = None,
@@ -71,7 +72,7 @@ def srf_command(
     """Exact asymptotic test/training error of ridge on spiked random features (one large step)."""
     run_api(api.spiked_rf, fmt, out, columns, show_all, alpha=alpha, student=student, teacher=teacher, beta=beta,
             lam=lam, eta_tilde=eta_tilde, alpha0=alpha0, c=c, r=r, gamma=gamma, noise=noise, readout=readout,
-            center=center, tol=tol, finite_d=finite_d, seed=seed, max_memory=max_memory,
+            center=center, tol=tol, finite_d=finite_d, width=width, seed=seed, max_memory=max_memory,
             on_failure="mark" if keep_going else "raise")
 
 
