@@ -1,7 +1,8 @@
 """A self-contained numpy reference sampler of the one-step networks' spectra, and its own checks.
 
-The sampler is the independent reference of the spectrum tests (the project's simulator gets a
-``--measure spectrum`` later; this file is what it must reproduce).
+The sampler is the independent reference of the spectrum tests: the project's simulator
+(``asymptotics simulate --measure spectrum``, ``validation/simulator/spectrum.py``) must reproduce
+it (tests/test_simulator_spectrum.py).
 
 Ba et al. (one full-batch step, ``docs/one-step.md``): β* uniform on the sphere, W₀ ∈ ℝ^{d×N} with
 N(0, 1/d) entries, a ∈ ℝᴺ with N(0, 1/N) entries, X ∈ ℝ^{n×d} standard, y = σ*(Xβ*) + σ_ε ε,

@@ -107,7 +107,9 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
              r=None, gamma=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
              gradient: str = "exact", batches: str = "same", measure=None, n_test: int | None = 10_000,
              test_risk=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
-             per_seed: bool = False, max_memory=None, progress: bool | None = None) -> Result:
+             per_seed: bool = False, max_memory=None, progress: bool | None = None, matrix: str = "weights,ck",
+             ck_features: str = "true,ge", before: bool = False, top: int = 3, bins=None,
+             eigenvalues: bool = False) -> Result:
     """Monte-Carlo simulation of the one-step network: risks, spike, CK (mean ± s.e. over seeds)
     (``asymptotics simulate``).
 
@@ -130,7 +132,9 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         features: ``"true"`` σ(Wᵀx) or ``"ge"`` (Gaussian equivalent μ0 + μ1Wᵀx + μ2 z).
         gradient: (ba, cui) ``"exact"`` or ``"rank1"``.
         batches: (ba, cui) ``"same"`` or ``"fresh"``.
-        measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline).
+        measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline),
+            or ``"spectrum"``: the empirical spectra of W₁ᵀW₁ and the CK Gram with the top
+            eigenvectors' overlaps (:mod:`asymptotics.api.simulation_spectrum`; ba and cui).
         n_test: test points per seed (``None``: the simulator's default).
         test_risk: how the test risk is measured, where the installed simulator offers a choice.
         seeds: independent seeds per grid point (≥ 2 for standard errors).
@@ -140,6 +144,10 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         per_seed: one row per seed instead of mean ± s.e.
         max_memory: memory the run may use (bytes or ``"8GiB"``; default 80 % of what is available).
         progress: ``None`` (automatic), ``True`` or ``False``.
+        matrix, ck_features, before, top, bins, eigenvalues: with ``measure="spectrum"`` only: the
+            matrices (``weights``, ``ck``), the CK feature models (``true``, ``ge``), also the
+            matrices of W₀, how many top eigenvalues get overlaps, histogram bins
+            (``"LO:HI:COUNT"`` or edges; default: every eigenvalue), and keep every eigenvalue too.
 
     Returns:
         a :class:`~asymptotics.results.Result` (parameters, ``<name>_mean``, ``<name>_se``, …).
@@ -171,7 +179,19 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     elif (gradient, batches) != ("exact", "same"):
         raise ParameterError(f"{option('gradient')}/{option('batches')}", (gradient, batches),
                              f"left at exact/same with {option('protocol')} srf (the sRF model has no training step)")
-    if measure is not None:
+    spectrum = isinstance(measure, str) and measure.strip().lower() == "spectrum"
+    if spectrum:
+        if proto == "srf":
+            raise ParameterError(option("measure"), measure, f"risk/spike/ck groups with {option('protocol')} srf "
+                                 "(spectra: ba or cui)")
+        if per_seed:
+            raise ParameterError(option("per_seed"), per_seed, f"omitted with {option('measure')} spectrum "
+                                 "(its rows are per seed or pooled by construction)")
+        check_int(option("top"), top, 1, 1000)
+    elif (matrix, ck_features, before, top, bins, eigenvalues) != ("weights,ck", "true,ge", False, 3, None, False):
+        raise ParameterError(f"{option('matrix')}/{option('ck_features')}/{option('before')}/{option('top')}/"
+                             f"{option('bins')}/{option('eigenvalues')}", "given", f"only with {option('measure')} spectrum")
+    if measure is not None and not spectrum:
         fixed["measure"] = measure if isinstance(measure, str) else tuple(measure)
     ro = _readout(readout)
     if ro is not None:
@@ -198,6 +218,12 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         if "steps" in point:
             point["steps"] = int(point["steps"])
         configs.append(cls(**fixed, **point))
+    if spectrum:
+        from .simulation_spectrum import simulate_spectrum
+
+        return simulate_spectrum(configs, grid, seeds=seeds, root_seed=seed, matrix=matrix, features=ck_features,
+                                 before=before, top=top, bins=bins, eigenvalues=eigenvalues, max_memory=max_memory,
+                                 progress=progress, protocol=proto)
     largest = max(configs, key=memory_estimate)
     parallel = min(workers, len(configs) * seeds)
     what = f"simulate at d = {largest.d}" + (f" with {parallel} workers" if parallel > 1 else "")

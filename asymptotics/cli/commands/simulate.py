@@ -109,9 +109,17 @@ def simulate_command(
         str | None,
         typer.Option(
             "--measure",
-            help="measurement groups, comma-separated: risk, spike, ck (cui also baseline); default per protocol.",
+            help="measurement groups, comma-separated: risk, spike, ck (cui also baseline); default per protocol. "
+                 "'spectrum': the empirical spectra of W1ᵀW1 and the CK Gram with the top eigenvectors' overlaps "
+                 "(ba, cui; see --matrix, --ck-features, --before, --top, --bins, --eigenvalues).",
         ),
     ] = None,
+    matrix: Annotated[str, typer.Option("--matrix", help="(--measure spectrum) weights, ck or both, comma-separated.")] = "weights,ck",
+    ck_features: Annotated[str, typer.Option("--ck-features", help="(--measure spectrum) CK feature models: true, ge or both.")] = "true,ge",
+    before: Annotated[bool, typer.Option("--before", help="(--measure spectrum) also the matrices of W0 (before the step).")] = False,
+    top: Annotated[int, typer.Option("--top", help="(--measure spectrum) top eigenvalues reported with their eigenvectors' overlaps.")] = 3,
+    bins: Annotated[str | None, typer.Option("--bins", metavar="LO:HI:COUNT", help="(--measure spectrum) a histogram: rows {x, density ± s.e.} pooled over seeds; default: every eigenvalue.")] = None,
+    eigenvalues: Annotated[bool, typer.Option("--eigenvalues", help="(--measure spectrum) with --bins, also every eigenvalue.")] = False,
     n_test: Annotated[
         int, typer.Option("--n-test", help="test points per seed (streamed in chunks).")
     ] = 10_000,
@@ -140,7 +148,8 @@ def simulate_command(
             center=center, d=d, psi1=psi1, psi2=psi2, eta=eta, eta_exponent=eta_exponent, alpha=alpha, alpha0=alpha0,
             beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, lam=lam, noise=noise, steps=steps, readout=readout,
             features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, seeds=seeds,
-            seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, max_memory=max_memory)
+            seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, max_memory=max_memory,
+            matrix=matrix, ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues)
 
 
 def register(app: typer.Typer) -> None:
