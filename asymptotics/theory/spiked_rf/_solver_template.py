@@ -490,3 +490,4 @@ def solve_grid_scalar(alphas, curve_model, curve_beta, curve_lam, c, noise_var, 
         solve_curve_scalar(alphas, curve_beta[j], curve_lam[j], c[k], noise_var[k], 0, empty, empty, empty,
                            W[k], KAPPA[k], MU0[k], MU1[k], MU2[k], HH[k], H1T[k], H2T[k], ns[k], x0, False,
                            atol, rtol, min_steps, max_steps, memory, damping, restart, out[j], iout[j])
+

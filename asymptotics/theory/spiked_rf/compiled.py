@@ -22,12 +22,13 @@ import numpy as np
 from ...errors import ConvergenceError, ParameterError
 from ...solvers import Anderson, SolverResult
 from ...solvers.result import CONVERGED, STATUS_MESSAGES
-from .channel import ChannelModel
-from .kernels import solver_kernels
-from .priors import FiniteSpectrum, MarchenkoPastur
+from .channel import ChannelModel, response_conjugates
+from .kernels import block_kernels, solver_kernels
+from .priors import BlockMarchenkoPastur, FiniteSpectrum, MarchenkoPastur
 from .solution import SpikedRFSolution, failed_solution
 
-__all__ = ["KernelTables", "kernel_tables", "supports", "solve_path", "point_solution"]
+__all__ = ["KernelTables", "kernel_tables", "supports", "supports_block", "solve_path", "point_solution",
+           "block_path"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,3 +183,48 @@ def point_solution(model: ChannelModel, alpha, beta, lam, prior, row, irow, on_f
         method="anderson", prior=prior.name, quadrature_error=model.quadrature_error,
         stability_margin=float(row[k.OUT_MARGIN]), start=res.value,
     )
+
+
+def supports_block(model: ChannelModel, prior, solver) -> bool:
+    """Whether the compiled reduced iteration of K types applies (block MP prior, Anderson)."""
+    return isinstance(prior, BlockMarchenkoPastur) and isinstance(solver, Anderson)
+
+
+def _block_arrays(model: ChannelModel):
+    return (np.ascontiguousarray(model.params.bulk, dtype=float),
+            np.ascontiguousarray(model.params.readout.proportions, dtype=float),
+            np.ascontiguousarray(model.weights, dtype=float), np.ascontiguousarray(model.mu1, dtype=float),
+            np.ascontiguousarray(model.mu2_sq, dtype=float))
+
+
+def block_path(model: ChannelModel, path, beta: float, lam: float, solver: Anderson, start=None) -> list[SolverResult]:
+    """The reduced block system solved along ``path`` by continuation (compiled): one
+    :class:`~asymptotics.solvers.SolverResult` per α (value: the packed reduced point). A failed
+    start of a solve (the exact block prior at V = 0) raises as the Python path does."""
+    k = block_kernels()
+    K = model.K
+    m = 2 * K + K * (K - 1) // 2
+    alphas = np.ascontiguousarray(path, dtype=float)
+    X = np.full((alphas.size, m), np.nan)
+    iout = np.empty((alphas.size, 3), dtype=np.int64)
+    fres = np.empty(alphas.size)
+    x0 = np.zeros(m) if start is None else np.ascontiguousarray(start, dtype=float).reshape(m)
+    c, pi, w, mu1, mu2 = _block_arrays(model)
+    k.solve_curve_block(alphas, float(beta), float(lam), c, pi, w, mu1, mu2, x0, start is not None,
+                        *solver_options(solver), X, iout, fres)
+    out = []
+    for p, a in enumerate(alphas):
+        st0 = int(iout[p, 2])
+        if st0 == k.BAD_PRIOR:
+            _, V2h = response_conjugates(model.rule, model.mu1, model.mu2_sq, np.full(model.rule.nodes.size, a / beta))
+            raise ParameterError("D", (lam + V2h).tolist(), "> 0 (ridge plus V̂2 of every type)")
+        if st0 != CONVERGED:
+            inner = SolverResult(value=None, converged=False, iterations=int(iout[p, 1]), residual=float(fres[p]),
+                                 method="anderson", message=STATUS_MESSAGES[st0], status=st0)
+            raise ConvergenceError(f"anderson did not converge after {inner.iterations} iteration(s): "
+                                   f"{inner.message}; residual {inner.residual:.3g}", inner)
+        status = int(iout[p, 0])
+        out.append(SolverResult(value=X[p].copy(), converged=status == CONVERGED, iterations=int(iout[p, 1]),
+                                residual=float(fres[p]), method="anderson", message=STATUS_MESSAGES[status],
+                                status=status))
+    return out

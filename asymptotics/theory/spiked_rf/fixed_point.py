@@ -206,7 +206,11 @@ def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, 
         out, iout = compiled.solve_path(model, [alpha], beta, lam, chosen, solver, start)
         return compiled.point_solution(model, alpha, beta, lam, chosen, out[0], iout[0], on_failure)
     method = getattr(solver, "name", type(solver).__name__)
-    res = _reduced_solve(model, alpha, beta, lam, chosen, solver, start)
+    if compiled.supports_block(model, chosen, solver):
+        _check_ridge(model, lam)
+        res = compiled.block_path(model, [alpha], beta, lam, solver, start)[0]
+    else:
+        res = _reduced_solve(model, alpha, beta, lam, chosen, solver, start)
     return _finish(model, alpha, beta, lam, res, chosen, method, on_failure)
 
 
@@ -248,7 +252,11 @@ def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, pri
     if compiled.supports(model, chosen, solver):
         _check_ridge(model, lam)
         return _compiled_curve(model, alphas, order, path, beta, lam, chosen, solver, on_failure)
-    results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, chosen, solver, xs), None, path)
+    if compiled.supports_block(model, chosen, solver):
+        _check_ridge(model, lam)
+        results = compiled.block_path(model, path, beta, lam, solver)
+    else:
+        results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, chosen, solver, xs), None, path)
     sols = [None] * len(alphas)
     first_error = None
     for i, a, res in zip(order, path, results, strict=True):

@@ -7,7 +7,9 @@
   step;
 * :func:`solver_kernels` — ``_solver_template.py`` with its placeholders bound to
   :func:`linalg_kernels` (it needs no activation): the fixed point of one readout type, the
-  assembly of the solution, continuation and the grid driver (:mod:`.compiled`).
+  assembly of the solution, continuation and the grid driver (:mod:`.compiled`);
+* :func:`block_kernels` — ``_block_template.py`` likewise: the reduced system of K readout types
+  (block Marchenko–Pastur prior) with its Anderson iteration and continuation.
 
 Each module is rendered once into the user cache and its numba machine code is kept there, so a
 second process starts without compiling; a changed template or activation gets new kernels.
@@ -20,8 +22,8 @@ from pathlib import Path
 
 from ...activations import Activation
 
-__all__ = ["CGET_TEMPLATE", "LINALG_TEMPLATE", "SOLVER_TEMPLATE", "moment_kernels", "linalg_kernels",
-           "solver_kernels"]
+__all__ = ["CGET_TEMPLATE", "LINALG_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "moment_kernels",
+           "linalg_kernels", "solver_kernels", "block_kernels"]
 
 #: The template of the σ-dependent Gaussian moments.
 CGET_TEMPLATE = Path(__file__).with_name("_cget_template.py")
@@ -29,6 +31,8 @@ CGET_TEMPLATE = Path(__file__).with_name("_cget_template.py")
 LINALG_TEMPLATE = Path(__file__).with_name("_linalg_template.py")
 #: The template of the fixed-point solver (placeholders bound to the linear algebra).
 SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
+#: The template of the K-type reduced system (placeholders bound to the linear algebra).
+BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
 #: The functions of the linear-algebra module the solver templates call.
 LINALG_FUNCTIONS = ("jacobi_svd", "lstsq_jacobi", "lu_solve", "spectral_radius_2x2", "anderson_update",
                     "scaled_residual")
@@ -48,14 +52,20 @@ def linalg_kernels():
     return load_template(LINALG_TEMPLATE, {}, "asymptotics.theory.spiked_rf", prefix="srf_linalg")
 
 
-def _bound(template: Path, prefix: str):
+def _bound(template: Path, prefix: str, functions=LINALG_FUNCTIONS):
     from ...codegen.templates import load_template
 
     name = linalg_kernels().__name__
-    return load_template(template, {f: (name, f) for f in LINALG_FUNCTIONS}, "asymptotics.theory.spiked_rf", prefix)
+    return load_template(template, {f: (name, f) for f in functions}, "asymptotics.theory.spiked_rf", prefix)
 
 
 @lru_cache(maxsize=1)
 def solver_kernels():
     """The fixed-point kernels of one readout type (rendered and compiled on first use)."""
     return _bound(SOLVER_TEMPLATE, "srf_solver")
+
+
+@lru_cache(maxsize=1)
+def block_kernels():
+    """The reduced system of K readout types (rendered and compiled on first use)."""
+    return _bound(BLOCK_TEMPLATE, "srf_block", ("anderson_update", "scaled_residual"))

@@ -23,6 +23,12 @@ __all__ = ["SpikedRFSolution", "failed_solution", "MIN_STABILITY_MARGIN"]
 MIN_STABILITY_MARGIN = 1e-8
 
 
+#: order-parameter fields and their row names for one readout type (Q1 → q1, Q2 → q2, Q1hat → q1hat)
+_SCALAR_KEYS = (("V1", "V1"), ("V2", "V2"), ("Q1", "q1"), ("Q2", "q2"), ("m", "m"), ("t", "t"), ("psi", "psi"),
+                ("V1hat", "V1hat"), ("V2hat", "V2hat"), ("Q1hat", "q1hat"), ("q2hat", "q2hat"), ("that", "that"),
+                ("psihat", "psihat"))
+
+
 @dataclass(frozen=True)
 class SpikedRFSolution:
     r"""Solution of the sRF fixed point at one (α, β, λ).
@@ -85,13 +91,9 @@ class SpikedRFSolution:
 
     def order_parameters(self) -> dict:
         """The order parameters, scalars for K = 1 and nested lists otherwise."""
-        names = ("V1", "V2", "Q1", "Q2", "m", "t", "psi", "V1hat", "V2hat", "Q1hat", "q2hat", "that", "psihat")
-        out = {}
-        for n in names:
-            v = np.asarray(getattr(self, n))
-            key = {"Q1": "q1", "Q2": "q2", "Q1hat": "q1hat"}.get(n, n) if self.K == 1 else n
-            out[key] = float(v.ravel()[0]) if self.K == 1 else v.tolist()
-        return out
+        if self.K == 1:
+            return {key: float(np.asarray(getattr(self, n)).flat[0]) for n, key in _SCALAR_KEYS}
+        return {n: np.asarray(getattr(self, n)).tolist() for n, _ in _SCALAR_KEYS}
 
     def as_dict(self) -> dict:
         """A flat row: errors, (r, c, γ), order parameters and solver status (errors are None

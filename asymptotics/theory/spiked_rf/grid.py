@@ -1,0 +1,159 @@
+r"""The sRF fixed point on a grid: many models × β × λ × α in one compiled call.
+
+:func:`spiked_rf_grid` solves every curve α ↦ solution (continuation along increasing α, as
+:func:`~.fixed_point.spiked_rf_curve`) for every tabulated model (one per (c, r, γ), i.e. per
+(η̃, α0) of the network) and every (β, λ), with the kernels of ``_solver_template.py``: one
+thread per curve (``prange``), each curve sequential, so the numbers do not depend on the number of
+threads and equal those of :func:`~.fixed_point.spiked_rf_curve` point by point. The curves run
+in chunks, with a progress callback between chunks.
+
+One readout type with the Marchenko–Pastur prior (the default); K types and finite spectra go
+through :func:`~.fixed_point.spiked_rf_curve`.
+
+>>> import numpy as np
+>>> from asymptotics.theory.spiked_rf import channel_model, cui_to_srf, spiked_rf_grid
+>>> ms = [channel_model(cui_to_srf(e, 1.0, "tanh", "tanh"), "tanh", "tanh") for e in (0.0, 5.0)]
+>>> g = spiked_rf_grid(ms, alphas=[0.5, 1.5, 3.0], betas=[1.0], lams=[0.01])
+>>> np.round(g.test_error[:, 0, 0, :], 3)                   # RF row, then η̃ = 5 (docs/spiked-rf.md)
+array([[0.412, 0.254, 0.167],
+       [0.316, 0.319, 0.191]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import ParameterError
+from ...params import check_nonnegative, check_positive
+from ...solvers import Anderson
+from .channel import ChannelModel
+from .compiled import kernel_tables, point_solution, solver_options
+from .kernels import solver_kernels
+from .priors import MarchenkoPastur
+from .solution import SpikedRFSolution
+
+__all__ = ["SpikedRFGrid", "spiked_rf_grid"]
+
+
+@dataclass(frozen=True)
+class SpikedRFGrid:
+    r"""Solutions of the sRF fixed point on models × β × λ × α.
+
+    Arrays are indexed ``[model, beta, lam, alpha]`` in the order given.
+
+    Attributes:
+        models: the tabulated models (:class:`~.channel.ChannelModel`, one readout type).
+        alphas, betas, lams: the grid axes.
+        test_error, train_error: ε_g and the training loss (NaN where there is no solution).
+        converged: whether a solution exists (solver converged and the assembly succeeded).
+        status: the solver's :class:`~asymptotics.solvers.Status` code.
+        iterations, residual: Anderson iterations; largest violation of the full fixed point.
+        rows, irows: the kernel's rows (every order parameter; see ``_solver_template.py``).
+    """
+
+    models: tuple
+    alphas: np.ndarray
+    betas: np.ndarray
+    lams: np.ndarray
+    test_error: np.ndarray
+    train_error: np.ndarray
+    converged: np.ndarray
+    status: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
+    rows: np.ndarray
+    irows: np.ndarray
+
+    @property
+    def shape(self) -> tuple:
+        return self.test_error.shape
+
+    def solution(self, i: int, j: int, k: int, a: int, on_failure: str = "return") -> SpikedRFSolution:
+        """The :class:`~.solution.SpikedRFSolution` of model i, β_j, λ_k, α_a (as
+        :func:`~.fixed_point.solve_spiked_rf` would return it)."""
+        return point_solution(self.models[i], float(self.alphas[a]), float(self.betas[j]), float(self.lams[k]),
+                              MarchenkoPastur(), self.rows[i, j, k, a], self.irows[i, j, k, a], on_failure)
+
+    def solutions(self, on_failure: str = "return") -> list[SpikedRFSolution]:
+        """Every solution, model-major then β, λ, α (the order of a nested loop)."""
+        M, B, L, A = self.shape
+        return [self.solution(i, j, k, a, on_failure) for i in range(M) for j in range(B) for k in range(L)
+                for a in range(A)]
+
+
+def _stack(models):
+    tabs = [kernel_tables(m) for m in models]
+    n = max(t.n for t in tabs)
+
+    def pad(get):
+        out = np.zeros((len(tabs), n))
+        for i, t in enumerate(tabs):
+            out[i, : t.n] = get(t)
+        return out
+
+    arrays = tuple(pad(lambda t, j=j: t.arrays[j]) for j in range(8))
+    return (np.array([t.c for t in tabs]), np.array([t.noise_var for t in tabs]),
+            np.array([t.n for t in tabs], dtype=np.int64), *arrays)
+
+
+def spiked_rf_grid(models, alphas, betas, lams, *, tol: float = 1e-12, solver: Anderson | None = None,
+                   progress=None, chunk: int | None = None) -> SpikedRFGrid:
+    r"""Solve the sRF fixed point for every model × β × λ × α (compiled, one thread per curve).
+
+    Parameters
+    ----------
+    models : :class:`~.channel.ChannelModel` objects of one readout type (e.g. one per η̃).
+    alphas, betas, lams : the α = n/d (solved by continuation in increasing order), β = p/d > 0 and
+        ridge λ ≥ 0 values.
+    tol : residual tolerance (Anderson, ``atol = rtol = tol``), or ``solver`` an Anderson
+        configuration.
+    progress : optional callable ``progress(done, total)`` called after each chunk of curves.
+    chunk : curves per compiled call (default: all at once without ``progress``, else about 1 %
+        of the curves and at least 8).
+
+    Failed points are not raised: ``converged`` is False there and :meth:`SpikedRFGrid.solution`
+    gives the reason.
+    """
+    models = tuple(models)
+    for m in models:
+        if not isinstance(m, ChannelModel) or m.K != 1:
+            raise ParameterError("models", type(m).__name__, "channel models of one readout type (K = 1)")
+        if float(np.max(m.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(m.mu1**2))) and 0.0 in np.asarray(lams):
+            raise ParameterError("lam", 0.0, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
+    alphas = np.array([check_positive("alpha", a) for a in np.atleast_1d(alphas).tolist()], dtype=float)
+    betas = np.array([check_positive("beta", b) for b in np.atleast_1d(betas).tolist()], dtype=float)
+    lams = np.array([check_nonnegative("lam", v) for v in np.atleast_1d(lams).tolist()], dtype=float)
+    solver = solver or Anderson(memory=4, atol=tol, rtol=tol, max_steps=3000)
+    k = solver_kernels()
+    M, B, L, A = len(models), betas.size, lams.size, alphas.size
+    order = np.argsort(alphas, kind="stable")
+    path = np.ascontiguousarray(alphas[order])
+    cm, cb, cl = (g.ravel() for g in np.meshgrid(np.arange(M), np.arange(B), np.arange(L), indexing="ij"))
+    curve_model = np.ascontiguousarray(cm, dtype=np.int64)
+    curve_beta = np.ascontiguousarray(betas[cb])
+    curve_lam = np.ascontiguousarray(lams[cl])
+    out = np.empty((cm.size, A, k.N_OUT))
+    iout = np.empty((cm.size, A, k.N_IOUT), dtype=np.int64)
+    stacked = _stack(models) if M else None
+    total = cm.size
+    step = total if (chunk is None and progress is None) else max(8, chunk or total // 100)
+    done = 0
+    while done < total:
+        s = slice(done, min(done + step, total))
+        k.solve_grid_scalar(path, curve_model[s], curve_beta[s], curve_lam[s], *stacked, *solver_options(solver),
+                            out[s], iout[s])
+        done = s.stop
+        if progress is not None:
+            progress(done, total)
+    inv = np.empty_like(order)
+    inv[order] = np.arange(A)
+    rows = out[:, inv].reshape(M, B, L, A, k.N_OUT)
+    irows = iout[:, inv].reshape(M, B, L, A, k.N_IOUT)
+    ok = (irows[..., 0] == 0) & (irows[..., 2] == k.ASSEMBLY_OK)
+    test = np.where(ok, rows[..., k.OUT_TEST], np.nan)
+    train = np.where(ok, rows[..., k.OUT_TRAIN], np.nan)
+    resid = np.where(ok, rows[..., k.OUT_RESIDUAL], rows[..., k.OUT_SOLVER_RESIDUAL])
+    return SpikedRFGrid(models, alphas, betas, lams, test, train, ok, irows[..., 0].copy(), irows[..., 1].copy(),
+                        resid, rows, irows)
