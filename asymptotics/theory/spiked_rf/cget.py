@@ -147,31 +147,38 @@ def _ladder(kern, shift, scale, kinks, tol, deg, cap, kind):
         prev, deg = nxt, 2 * deg
 
 
-def _check_kind(kind):
-    if kind not in ("composite", "hermite"):
-        raise ParameterError("kind", kind, "'composite' or 'hermite'")
-
-
-def shifted_gaussian_moments(fn, shift, scale: float, kinks=(), *, tol: float = 1e-12, degree: int | None = None,
-                             kind: str = "composite", max_degree: int | None = None):
+def shifted_gaussian_moments(fn, shift, scale: float, kinks=None, *, tol: float = 1e-12, degree: int | None = None,
+                             kind: str = "auto", max_degree: int | None = None):
     r"""E g, E[z g] and E g² for g(z) = σ(shift + scale·z), z ~ N(0, 1), for each ``shift``.
 
     ``fn`` is the activation σ (an :class:`~asymptotics.activations.Activation`, a name or an
     expression; centred by default), evaluated by compiled kernels specialised to it
-    (``_cget_template.py``). Default rule: composite Gauss–Legendre on [−12, 12] with unit
-    panels, split row by row where shift + scale·z crosses a kink, ``degree`` (default 8) nodes
-    per panel, doubled until two successive degrees agree to ``tol`` (cap 64). ``kind="hermite"``:
-    Gauss–Hermite from 48 nodes (cap 256) — exact for polynomials, but slow for functions with
-    complex singularities near the real axis (tanh: error ≈ exp(−(π/2)√(2n)/scale)), hence not the
-    default. Returns ``(m0, m1, m2, error)``, error = difference between the last two degrees
-    (absolute for moments below 1, relative above).
+    (``_cget_template.py``); ``kinks`` are its kinks (default: the activation's own). Rules:
+
+    * ``kind="auto"`` (default): the trapezoid rule on one grid shared by all shifts
+      (:func:`_trapezoid_ladder`, at a tenth of ``tol``) for a σ without kinks, else ``"composite"``;
+    * ``"composite"``: Gauss–Legendre on [−12, 12] with unit panels, split row by row where
+      shift + scale·z crosses a kink, ``degree`` (default 8) nodes per panel, doubled until two
+      successive degrees agree to ``tol`` (cap 64);
+    * ``"hermite"``: Gauss–Hermite from 48 nodes (cap 256) — exact for polynomials, but slow for
+      functions with complex singularities near the real axis (tanh: error ≈
+      exp(−(π/2)√(2n)/scale)), hence never chosen automatically.
+
+    Returns ``(m0, m1, m2, error)``, error = difference between the last two rules (absolute for
+    moments below 1, relative above).
     """
     act = as_activation(fn, "activation")
     shift = np.atleast_1d(np.asarray(shift, dtype=float))
-    _check_kind(kind)
+    if kind not in ("auto", "composite", "hermite"):
+        raise ParameterError("kind", kind, "'auto', 'composite' or 'hermite'")
+    kinks = tuple(act.kinks if kinks is None else kinks)
+    kern = moment_kernels(act)
+    if kind == "auto" and degree is None:
+        (m0, m1, m2), err, _ = _moments_or_fixed(kern, shift, scale, kinks, tol, None, None)
+        return m0, m1, m2, err
+    kind = "composite" if kind == "auto" else kind
     deg, cap = _start_degree(kind, degree, max_degree)
-    (m0, m1, m2), err, _ = _ladder(moment_kernels(act), shift, float(scale), tuple(kinks),
-                                   tol, deg, cap, kind)
+    (m0, m1, m2), err, _ = _ladder(kern, shift, float(scale), kinks, tol, deg, cap, kind)
     return m0, m1, m2, err
 
 
