@@ -244,3 +244,20 @@ def test_grid_bad_input():
     g = spiked_rf_grid([m], [0.5, 3.0], [1.0], [0.0])
     assert not g.converged[0, 0, 0, 0] and math.isnan(g.test_error[0, 0, 0, 0]) and g.converged[0, 0, 0, 1]
     assert g.solution(0, 0, 0, 0).as_dict()["test_error"] is None
+
+
+def test_phase_diagram_boundary_is_the_root_of_the_gain():
+    from scipy import optimize
+
+    from asymptotics.theory.spiked_rf import one_step_spiked_rf
+    from asymptotics.theory.spiked_rf.special_cases import random_features_error
+
+    alpha = 1.5
+    rf = random_features_error(alpha, 1.0, 0.01, "tanh", "tanh").test_error
+    root = optimize.brentq(lambda e: one_step_spiked_rf(alpha, 1.0, 1.0, e, 0.01, "tanh", "tanh").test_error - rf,
+                           3.0, 4.0, xtol=1e-10)
+    pd = phase_diagram([alpha], np.linspace(3.3, 3.8, 11), alpha0=1.0, lam=0.01)
+    xs, ys = pd.boundary("rf")
+    assert xs.tolist() == [alpha] and ys[0] == pytest.approx(root, abs=2e-4)   # linear interpolation, step 0.05
+    with pytest.raises(ParameterError):
+        pd.boundary("kernel")

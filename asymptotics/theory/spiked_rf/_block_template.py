@@ -145,8 +145,8 @@ def block_map(x, out, ratio, lam, beta, c, pi, w, mu1, mu2):
 
 
 @njit(**JIT)
-def solve_self_energy(V1h, D, c, pi, beta, tau):
-    """Anderson (memory 5, tolerance 10⁻¹³, 5000 steps) on τ = max(self_energy(τ), 0) from τ
+def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
+    """Anderson (memory 5, tolerance ``tol``, 5000 steps) on τ = self_energy(max(τ, 0)) from τ
     (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
     K = tau.shape[0]
     memory = 5
@@ -158,7 +158,6 @@ def solve_self_energy(V1h, D, c, pi, beta, tau):
     fp = np.empty(K)
     hist = np.zeros(2, dtype=np.int64)
     state = np.full(1, np.inf)
-    tol = 1e-13
     t = np.empty(K)
     for it in range(1, 5001):
         for k in range(K):

@@ -15,6 +15,9 @@ array([[0.412, 0.254, 0.167],
        [0.316, 0.319, 0.191]])
 >>> bool(pd.gain[1, 0] > 0), bool(pd.gain[1, 1] < 0)           # the step helps at α = 0.5, hurts at 1.5
 (True, True)
+>>> pd = phase_diagram([0.5, 1.5, 3.0], [1.0, 3.0, 5.0], alpha0=1.0, lam=0.01)
+>>> [a.round(2).tolist() for a in pd.boundary("rf")]          # (α, η̃) where ε_g = ε_RF
+[[1.5, 3.0], [3.56, 3.95]]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import ParameterError
 from ...params import check_nonnegative, check_positive
 from .channel import channel_model
 from .grid import spiked_rf_grid
@@ -71,6 +75,26 @@ class PhaseDiagram:
     def gain(self) -> np.ndarray:
         """ε_RF(α) − ε_g(α, η̃): positive where the step helps (the contour 0 of the figure)."""
         return self.rf_error[None, :] - self.test_error
+
+    def boundary(self, level: str = "rf") -> tuple[np.ndarray, np.ndarray]:
+        r"""The contour ε_g(α, η̃) = level as points (α, η̃): for each α, every η̃ between two grid
+        rows where ε_g − level changes sign, by linear interpolation. ``level``: ``"rf"`` (ε_RF(α):
+        where the step starts to help or to hurt) or ``"floor"`` (the linear floor: below it the
+        trained readout beats every kernel method)."""
+        if level not in ("rf", "floor"):
+            raise ParameterError("level", level, "'rf' or 'floor'")
+        ref = self.rf_error[None, :] if level == "rf" else np.full((1, self.alphas.size), self.linear_floor)
+        f = self.test_error - ref
+        xs, ys = [], []
+        for j in range(self.alphas.size):
+            col = f[:, j]
+            for i in range(self.eta_tildes.size - 1):
+                a, b = col[i], col[i + 1]
+                if np.isfinite(a) and np.isfinite(b) and a * b < 0.0:
+                    e0, e1 = self.eta_tildes[i], self.eta_tildes[i + 1]
+                    xs.append(self.alphas[j])
+                    ys.append(e0 + (e1 - e0) * a / (a - b))
+        return np.array(xs), np.array(ys)
 
     def as_rows(self) -> list[dict]:
         """One row per (η̃, α) with the errors, the RF error, the floor and (r, c, γ)."""
