@@ -200,7 +200,9 @@ def test_grid_equals_curves_and_reference_values():
     models = [channel_model(cui_to_srf(e, 1.0, "tanh", "tanh"), "tanh", "tanh") for e in (0.0, 5.0)]
     models.append(channel_model(cui_to_srf(3.0, 20.0, "tanh", "sin"), "tanh", "sin"))   # another κ rule size
     alphas, betas, lams = [3.0, 0.5, 1.5], [1.0, 0.5], [0.01, 0.1]
-    g = spiked_rf_grid(models, alphas, betas, lams, chunk=3, progress=lambda d, t: None)
+    seen = []
+    g = spiked_rf_grid(models, alphas, betas, lams, threads=2, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (12, 12)
     assert g.shape == (3, 2, 2, 3) and g.converged.all()
     for i, m in enumerate(models):
         for j, b in enumerate(betas):

@@ -7,7 +7,8 @@ the marker line on is copied verbatim.
 
 * :func:`jacobi_svd`, :func:`lstsq_jacobi` — one-sided Jacobi SVD (singular values to high relative
   accuracy) and the minimum-norm least-squares solution with LAPACK gelsd's rank rule;
-* :func:`lu_solve` — Gaussian elimination with partial pivoting (small systems);
+* :func:`lu_solve`, :func:`lu_solve_many` — Gaussian elimination with partial pivoting (small
+  systems, one or several right-hand sides);
 * :func:`spectral_radius_2x2` — the largest |λ| of a 2×2 matrix in closed form;
 * :func:`anderson_update` — one step of :class:`asymptotics.solvers.Anderson` (type II, with the
   restart and history guards of ``asymptotics/solvers/fixed_point.py``), on preallocated
@@ -137,6 +138,48 @@ def lu_solve(M, b, x):
         for c in range(i + 1, n):
             acc -= A[i, c] * x[c]
         x[i] = acc / A[i, i]
+    return True
+
+
+@njit(**JIT)
+def lu_solve_many(M, B, X):
+    """Solve M X = B (B, X: n × m) by Gaussian elimination with partial pivoting; returns False
+    (X filled with NaN) for an exactly singular matrix."""
+    n = M.shape[0]
+    m = B.shape[1]
+    A = M.copy()
+    Y = B.copy()
+    for j in range(n):
+        p = j
+        big = abs(A[j, j])
+        for i in range(j + 1, n):
+            if abs(A[i, j]) > big:
+                big = abs(A[i, j])
+                p = i
+        if big == 0.0:
+            X[:, :] = np.nan
+            return False
+        if p != j:
+            for c in range(n):
+                tmp = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = tmp
+            for c in range(m):
+                tmp = Y[j, c]
+                Y[j, c] = Y[p, c]
+                Y[p, c] = tmp
+        for i in range(j + 1, n):
+            f = A[i, j] / A[j, j]
+            for c in range(j + 1, n):
+                A[i, c] -= f * A[j, c]
+            for c in range(m):
+                Y[i, c] -= f * Y[j, c]
+    for c in range(m):
+        for i in range(n - 1, -1, -1):
+            acc = Y[i, c]
+            for q in range(i + 1, n):
+                acc -= A[i, q] * X[q, c]
+            X[i, c] = acc / A[i, i]
     return True
 
 

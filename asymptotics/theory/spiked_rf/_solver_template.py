@@ -19,9 +19,9 @@ plain-numpy functions it replaces:
 * the assembly of the solution (:mod:`._solver_assembly`, same file): means (m, t) by the exact
   linear system, ψ explicit, variances by (I − L𝒜)q = La + f with the spectral radius of L𝒜,
   errors, and every equation of the full fixed point evaluated once (the residual);
-* continuation along a sorted α path (each solve starts from the last converged one) and a grid
-  driver over many (model, β, λ) curves (``prange``: one thread per curve, each curve sequential,
-  so results do not depend on the number of threads).
+* continuation along a sorted α path (each solve starts from the last converged one); the kernels
+  release the GIL (``nogil``), so :mod:`asymptotics.theory.spiked_rf.grid` runs many curves on
+  threads, each curve sequential (results do not depend on the number of threads).
 
 Status codes are those of :class:`asymptotics.solvers.Status`; assembly codes are the
 ``ASSEMBLY_*`` constants below (the Python wrapper turns them into the library's messages).
@@ -35,7 +35,7 @@ and its variance source to ``f`` in :func:`assemble_scalar` — both are one-lin
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from asymptotics.solvers.result import Status
 
@@ -475,19 +475,4 @@ def solve_curve_scalar(alphas, beta, lam, c, noise_var, kind, eig, F, H, w, kapp
             have = True
             iout[p, 2] = assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa, mu0, mu1,
                                          mu2, h, h1t, h2t, n, out[p])
-
-
-@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
-def solve_grid_scalar(alphas, curve_model, curve_beta, curve_lam, c, noise_var, ns, W, KAPPA, MU0, MU1, MU2, HH,
-                      H1T, H2T, atol, rtol, min_steps, max_steps, memory, damping, restart, out, iout):
-    """Many curves at once (Marchenko–Pastur prior): curve j solves the α path ``alphas`` for the
-    model ``curve_model[j]`` (row of the stacked tables, ``ns`` nodes each) at (β, λ) =
-    (curve_beta[j], curve_lam[j]); out[j] and iout[j] are its rows. One thread per curve."""
-    empty = np.empty(0)
-    x0 = np.empty(2)
-    for j in prange(curve_model.shape[0]):
-        k = curve_model[j]
-        solve_curve_scalar(alphas, curve_beta[j], curve_lam[j], c[k], noise_var[k], 0, empty, empty, empty,
-                           W[k], KAPPA[k], MU0[k], MU1[k], MU2[k], HH[k], H1T[k], H2T[k], ns[k], x0, False,
-                           atol, rtol, min_steps, max_steps, memory, damping, restart, out[j], iout[j])
 

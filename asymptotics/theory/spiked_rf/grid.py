@@ -2,10 +2,11 @@ r"""The sRF fixed point on a grid: many models × β × λ × α in one compiled
 
 :func:`spiked_rf_grid` solves every curve α ↦ solution (continuation along increasing α, as
 :func:`~.fixed_point.spiked_rf_curve`) for every tabulated model (one per (c, r, γ), i.e. per
-(η̃, α0) of the network) and every (β, λ), with the kernels of ``_solver_template.py``: one
-thread per curve (``prange``), each curve sequential, so the numbers do not depend on the number of
-threads and equal those of :func:`~.fixed_point.spiked_rf_curve` point by point. The curves run
-in chunks, with a progress callback between chunks.
+(η̃, α0) of the network) and every (β, λ), with the compiled curve kernel of
+``_solver_template.py``, which releases the GIL: the curves run on ``threads`` threads, each curve
+sequential, so the numbers do not depend on the number of threads and equal those of
+:func:`~.fixed_point.spiked_rf_curve` point by point. A progress callback is called as curves
+finish.
 
 One readout type with the Marchenko–Pastur prior (the default); K types and finite spectra go
 through :func:`~.fixed_point.spiked_rf_curve`.
@@ -21,8 +22,10 @@ array([[0.412, 0.254, 0.167],
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ...errors import ParameterError
@@ -83,23 +86,8 @@ class SpikedRFGrid:
                 for a in range(A)]
 
 
-def _stack(models):
-    tabs = [kernel_tables(m) for m in models]
-    n = max(t.n for t in tabs)
-
-    def pad(get):
-        out = np.zeros((len(tabs), n))
-        for i, t in enumerate(tabs):
-            out[i, : t.n] = get(t)
-        return out
-
-    arrays = tuple(pad(lambda t, j=j: t.arrays[j]) for j in range(8))
-    return (np.array([t.c for t in tabs]), np.array([t.noise_var for t in tabs]),
-            np.array([t.n for t in tabs], dtype=np.int64), *arrays)
-
-
 def spiked_rf_grid(models, alphas, betas, lams, *, tol: float = 1e-12, solver: Anderson | None = None,
-                   progress=None, chunk: int | None = None) -> SpikedRFGrid:
+                   progress=None, threads: int | None = None) -> SpikedRFGrid:
     r"""Solve the sRF fixed point for every model × β × λ × α (compiled, one thread per curve).
 
     Parameters
@@ -109,9 +97,10 @@ def spiked_rf_grid(models, alphas, betas, lams, *, tol: float = 1e-12, solver: A
         ridge λ ≥ 0 values.
     tol : residual tolerance (Anderson, ``atol = rtol = tol``), or ``solver`` an Anderson
         configuration.
-    progress : optional callable ``progress(done, total)`` called after each chunk of curves.
-    chunk : curves per compiled call (default: all at once without ``progress``, else about 1 %
-        of the curves and at least 8).
+    progress : optional callable ``progress(done, total)`` called as curves finish (from the
+        calling thread).
+    threads : number of threads (default: numba's thread count, ``NUMBA_NUM_THREADS``); 1 runs
+        the curves in the calling thread.
 
     Failed points are not raised: ``converged`` is False there and :meth:`SpikedRFGrid.solution`
     gives the reason.
@@ -131,22 +120,29 @@ def spiked_rf_grid(models, alphas, betas, lams, *, tol: float = 1e-12, solver: A
     order = np.argsort(alphas, kind="stable")
     path = np.ascontiguousarray(alphas[order])
     cm, cb, cl = (g.ravel() for g in np.meshgrid(np.arange(M), np.arange(B), np.arange(L), indexing="ij"))
-    curve_model = np.ascontiguousarray(cm, dtype=np.int64)
-    curve_beta = np.ascontiguousarray(betas[cb])
-    curve_lam = np.ascontiguousarray(lams[cl])
     out = np.empty((cm.size, A, k.N_OUT))
     iout = np.empty((cm.size, A, k.N_IOUT), dtype=np.int64)
-    stacked = _stack(models) if M else None
+    tables = [kernel_tables(m) for m in models]
+    options = solver_options(solver)
+    empty = np.empty(0)
+
+    def curve(j):
+        t = tables[cm[j]]
+        k.solve_curve_scalar(path, float(betas[cb[j]]), float(lams[cl[j]]), t.c, t.noise_var, 0, empty, empty, empty,
+                             *t.arrays, t.n, empty, False, *options, out[j], iout[j])
+
     total = cm.size
-    step = total if (chunk is None and progress is None) else max(8, chunk or total // 100)
-    done = 0
-    while done < total:
-        s = slice(done, min(done + step, total))
-        k.solve_grid_scalar(path, curve_model[s], curve_beta[s], curve_lam[s], *stacked, *solver_options(solver),
-                            out[s], iout[s])
-        done = s.stop
-        if progress is not None:
-            progress(done, total)
+    nthreads = max(1, min(int(threads or numba.get_num_threads()), total))
+    if nthreads == 1:
+        for j in range(total):
+            curve(j)
+            if progress is not None:
+                progress(j + 1, total)
+    else:
+        with ThreadPoolExecutor(nthreads) as pool:
+            for done, _ in enumerate(pool.map(curve, range(total)), start=1):
+                if progress is not None:
+                    progress(done, total)
     inv = np.empty_like(order)
     inv[order] = np.arange(A)
     rows = out[:, inv].reshape(M, B, L, A, k.N_OUT)

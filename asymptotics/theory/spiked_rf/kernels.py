@@ -34,8 +34,8 @@ SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
 #: The template of the K-type reduced system (placeholders bound to the linear algebra).
 BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
 #: The functions of the linear-algebra module the solver templates call.
-LINALG_FUNCTIONS = ("jacobi_svd", "lstsq_jacobi", "lu_solve", "spectral_radius_2x2", "anderson_update",
-                    "scaled_residual")
+LINALG_FUNCTIONS = ("jacobi_svd", "lstsq_jacobi", "lu_solve", "lu_solve_many", "spectral_radius_2x2",
+                    "anderson_update", "scaled_residual")
 
 
 @lru_cache(maxsize=64)
@@ -68,4 +68,4 @@ def solver_kernels():
 @lru_cache(maxsize=1)
 def block_kernels():
     """The reduced system of K readout types (rendered and compiled on first use)."""
-    return _bound(BLOCK_TEMPLATE, "srf_block", ("anderson_update", "scaled_residual"))
+    return _bound(BLOCK_TEMPLATE, "srf_block", ("anderson_update", "scaled_residual", "lu_solve_many"))
