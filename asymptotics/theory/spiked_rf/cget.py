@@ -12,15 +12,22 @@ Target given κ (y = σ*(γκ + ρ s), s ⟂ κ standard, ρ = √(1 − γ²)):
 
     h(κ) = E_s σ*(γκ + ρs),  h̃1(κ) = E_s[s σ*(γκ + ρs)],  h̃2(κ) = E_s σ*(γκ + ρs)².
 
-Every expectation is a *fixed* quadrature rule (no adaptive quadrature): composite Gauss–Legendre
-with the Gaussian density folded into the weights (:func:`asymptotics.gaussian.composite_rule`),
-split at the kinks (mapped to the z-variable row by row) for piecewise-smooth functions.
+Every expectation is a *fixed* quadrature rule (no adaptive quadrature), evaluated by compiled
+kernels specialised to the activation (``_cget_template.py``, :mod:`.kernels`):
+
+* a σ without kinks (tanh, erf, sin, softplus, polynomials, …): the trapezoid rule on one grid
+  t_k = kh shared by every κ node — E_z g(a + bz) = ∫ σ(t) φ((t − a)/b) dt/b — so σ is evaluated
+  once per grid point rather than once per (κ node, inner node); the rule converges geometrically
+  in 1/h for integrands analytic in a strip, the step is halved until two steps agree;
+* a σ with kinks (ReLU): composite Gauss–Legendre with the Gaussian density folded into the weights
+  (:func:`asymptotics.gaussian.composite_rule`), split at the kinks (mapped to the z-variable row by
+  row), the degree doubled until two degrees agree.
+
 Gauss–Hermite is available (``kind="hermite"``) but converges only like exp(−a√n) for functions
 with complex singularities at distance a from the real axis — tanh has poles at ±iπ/2, and μ(κ) is
-analytic only in a strip of width ≈ π/(2r) — so it is not the default. Each evaluation is repeated
-with twice the degree; the difference is the reported error estimate, and the degree is doubled
-until it is below ``tol``. All functions are vectorised over κ
-and over types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
+analytic only in a strip of width ≈ π/(2r) — so it is never chosen automatically. The difference
+of the last two rules is the reported error estimate. All functions are vectorised over κ and over
+types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
 continuous-type theory of docs/large-step-exact.md alike.
 
 >>> import numpy as np

@@ -19,6 +19,12 @@ equivalent to the published fixed point:
 Afterwards every equation of the full fixed point is evaluated once at the solution and the
 largest violation is reported as ``residual``; nothing unconverged is returned as a number.
 
+With the default solver (Anderson) the whole solve runs in compiled code (:mod:`.compiled`): for
+one readout type (Marchenko–Pastur or a finite spectrum) steps 1–3, the residual and the
+continuation along α; for K types the iteration of step 1 and the block self-energy, the
+assembly (steps 2–3) staying here. Other solver configurations (``FixedPoint``, ``Newton``) use
+the plain-numpy maps of :mod:`.priors` with :mod:`asymptotics.solvers`.
+
 >>> from asymptotics.theory.spiked_rf import one_step_spiked_rf
 >>> s = one_step_spiked_rf(alpha=3.0, alpha0=20.0, beta=1.0, eta_tilde=3.0, lam=0.01,
 ...                        student="tanh", teacher="tanh")
