@@ -132,3 +132,28 @@ def test_resolve_names_the_argument_in_one_line():
 def test_builtins_pass_without_analysis():
     for name in ("tanh", "relu", "erf", "he3", "softplus"):
         assert activation(name).moments_check == {"builtin": name}
+
+
+def test_moment_check_survives_a_cleared_sympy_cache():
+    # sympy's cache is an LRU: after it evicts the variable, an expression carries an equal but
+    # distinct Symbol('x', real=True). The check must not depend on object identity (it once
+    # refused tanh(2x) + He2(x)/2 late in a long test run). Reference: E σ'(z)² of
+    # σ = tanh(2z) + (z² − 1)/2 by mpmath quadrature.
+    import sympy as sp
+    from sympy.core.cache import clear_cache
+
+    from asymptotics.activations.integrability import check_gaussian_moments
+    from asymptotics.activations.parser import X
+
+    clear_cache()
+    x = sp.Symbol("x", real=True)
+    assert x == X and x is not X  # the situation being tested
+    f = sp.tanh(2 * x) + (x**2 - 1) / 2
+    df = sp.diff(f, x)
+    fn = sp.lambdify(x, f, "numpy")
+    dfn = sp.lambdify(x, df, "numpy")
+    out = check_gaussian_moments(f, df, fn, dfn)
+    ref = mpmath.quad(
+        lambda z: (2 / mpmath.cosh(2 * z) ** 2 + z) ** 2 * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf]
+    )
+    assert out["mean_sq_derivative"] == pytest.approx(float(ref), rel=1e-9)

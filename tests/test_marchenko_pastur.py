@@ -132,7 +132,7 @@ def test_gram_and_wtw_transforms(psi2):
     mbar = gram_stieltjes(z, psi2)
     m = wtw_stieltjes(z, psi2)
     assert np.max(np.abs(z * mbar**2 + (1 + z - psi2) * mbar + 1)) < 1e-12 * np.max(np.abs(mbar)) ** 2 + 1e-12
-    np.testing.assert_allclose(mbar, psi2 * m + (psi2 - 1) / z, rtol=1e-10)  # 00-conventions
+    np.testing.assert_allclose(mbar, psi2 * m + (psi2 - 1) / z, rtol=1e-10)  # docs/mathematics.md
     np.testing.assert_allclose(m, -1 / (z * (1 + mbar)), rtol=1e-10)
     d = gram_stieltjes_derivative(z, psi2)
     np.testing.assert_allclose(d, mbar**2 * (1 + mbar) ** 2 / ((1 + mbar) ** 2 - psi2 * mbar**2), rtol=1e-10)

@@ -109,6 +109,14 @@ _FUNCS = {
     sp.sinh: _hyperbolic(mpmath.sinh, False),
     sp.cosh: _hyperbolic(mpmath.cosh, True),
     sp.tanh: lambda v: mpmath.tanh(v) if abs(v) < _EXP_GUARD else mpmath.sign(v),
+    # reciprocal forms: sympy's simplify may rewrite 1 - tanh² as sech², 1/tanh as coth, …
+    sp.sech: lambda v: mpmath.sech(v) if abs(v) < _EXP_GUARD else mpmath.mpf(0),
+    sp.csch: lambda v: mpmath.csch(v) if abs(v) < _EXP_GUARD else mpmath.mpf(0),
+    sp.coth: lambda v: mpmath.coth(v) if abs(v) < _EXP_GUARD else mpmath.sign(v),
+    sp.sec: _periodic(mpmath.sec),
+    sp.csc: _periodic(mpmath.csc),
+    sp.cot: _periodic(mpmath.cot),
+    sp.asinh: mpmath.asinh,
     sp.atan: mpmath.atan,
     sp.erf: mpmath.erf,
     sp.erfc: mpmath.erfc,
@@ -162,10 +170,25 @@ def _truth(cond, x) -> bool | None:
     return None
 
 
+def _sympy_fallback(func, args):
+    """A function not in the table, evaluated by sympy at moderate arguments (nan otherwise)."""
+    if any(mpmath.isnan(a) or mpmath.isinf(a) or abs(a) > 10**6 for a in args):
+        return mpmath.nan
+    try:
+        v = func(*[sp.Float(mpmath.nstr(a, _DPS), _DPS) for a in args]).evalf(_DPS)
+    except (TypeError, ValueError, ArithmeticError):
+        return mpmath.nan
+    if not v.is_real or not v.is_finite:
+        return mpmath.nan
+    return mpmath.mpf(str(v))
+
+
 def _mp_eval(e: sp.Expr, x):
     """``e`` at the mpf ``x`` with guarded exponentials (mpmath.inf/nan instead of a hang);
     complex values become nan."""
-    if e is X:
+    if e.is_Symbol:  # the one variable; not `is X`: sympy's cache may hold an equal copy
+        if e != X:
+            return mpmath.nan
         return x
     if e.is_Number or e.is_NumberSymbol:
         return mpmath.mpf(sp.Float(e, _DPS + 5))
@@ -199,7 +222,7 @@ def _mp_eval(e: sp.Expr, x):
     elif e.func in _FUNCS:
         out = _FUNCS[e.func](*args)
     else:
-        return mpmath.nan
+        out = _sympy_fallback(e.func, args)
     if isinstance(out, mpmath.mpc):
         return out.real if abs(out.imag) <= mpmath.mpf(10) ** (-_DPS + 10) * (1 + abs(out.real)) else mpmath.nan
     return out

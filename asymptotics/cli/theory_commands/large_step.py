@@ -48,7 +48,7 @@ SCALE_RANGE = (1e-3, 1e3)
 #: Most (student scale, teacher scale) points, and (scale, ψ1) points of ``bounds``.
 MAX_POINTS = 100_000
 TAU_TABLE = Columns(("student_scale", "teacher_scale"),
-                    ("tau_star", "kappa_star", "status", "error", "kernel_bound", "beats_every_kernel", "method"))
+                    ("tau_star", "kappa_star", "infimum_at", "status", "error", "kernel_bound", "beats_every_kernel"))
 BOUNDS_TABLE = Columns(("student_scale", "teacher_scale", "psi1"),
                        ("tau_star", "kappa_star", "kernel_bound", "upper_bound", "beats_every_kernel",
                         "psi1_crossover"))

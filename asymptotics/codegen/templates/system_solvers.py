@@ -128,6 +128,18 @@ def residual_test(r, x, s, atol, rtol):
 
 
 @njit(cache=True)
+def _at_jacobian_floor(r, J, x, s):
+    """Whether every |r_i| ≤ ROUNDOFF·ε·max(s_i, Σ_j |J_ij x_j|)."""
+    for i in range(r.shape[0]):
+        t = 0.0
+        for j in range(x.shape[0]):
+            t += abs(J[i, j] * x[j])
+        if abs(r[i]) > ROUNDOFF * EPS * max(abs(s[i]), t):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _sq(v):
     t = 0.0
     for i in range(v.shape[0]):
@@ -198,9 +210,12 @@ def newton(x0, p, atol, rtol, max_steps):
         for v in jx.ravel():
             if not math.isfinite(abs(v)):
                 return x, NONFINITE, k, res, False
+        # the rounding of F_i also scales with Σ_j |∂F_i/∂x_j x_j| (intermediate quantities the
+        # top-level terms do not show): the floor is judged on the larger of the two sizes
+        floor = floor or _at_jacobian_floor(fx, jx, x, residual_scale(x, p))
         dx, solved = solve_linear(jx, -fx)
         if not solved:
-            return x, SINGULAR, k, res, False
+            return x, (CONVERGED if floor else SINGULAR), k, res, floor
         phi0 = _sq(fx)
         t = 1.0
         accepted = False
