@@ -1,9 +1,14 @@
-r"""Gaussian expectations E f(z), z ~ N(0, 1), in float64 and in high precision.
+r"""Gaussian expectations E f(z), z ~ N(0, 1), in float64 and in high precision: the one home of
+the float64 quadrature rules.
 
-Three rules, each with its use:
+The rules, each with its use:
 
 * :func:`hermite_rule` — probabilists' Gauss–Hermite nodes and weights normalised to N(0,1)
-  (weights sum to one). Fixed degree, for compiled inner loops over smooth integrands.
+  (weights sum to one), of any degree. Fixed degree, for compiled inner loops over smooth
+  integrands.
+* :func:`trapezoid_rule` — nodes kh on [−L, L], weights h φ(kh). For an integrand analytic in the
+  strip |Im z| < d it errs by ≈ exp(−2πd/h): spectral accuracy (E tanh²: 5e-7 at h = 1/2, 4e-11 at
+  1/3, 3e-15 at 1/4), where Gauss–Hermite only converges like exp(−c√n).
 * :func:`composite_rule` — composite Gauss–Legendre on [−L, L] with the Gaussian density folded
   into the weights, panels split at the given kinks. Exact to float64 for smooth integrands and for
   piecewise-smooth ones whose kinks are known (ReLU), where Gauss–Hermite silently loses digits.
@@ -14,23 +19,58 @@ Three rules, each with its use:
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import mpmath
 import numpy as np
 
-__all__ = ["hermite_rule", "composite_rule", "expect", "expect_mp", "INV_SQRT_2PI"]
+__all__ = ["hermite_rule", "trapezoid_rule", "composite_rule", "expect", "expect_mp", "INV_SQRT_2PI",
+           "HERMITE_NUMPY_MAX"]
 
 INV_SQRT_2PI = 0.3989422804014327
+
+#: Up to this degree :func:`hermite_rule` takes numpy's ``hermegauss`` (whose weights overflow to
+#: NaN from 375 nodes on); above it scipy's ``roots_hermitenorm`` (asymptotic nodes, no overflow).
+HERMITE_NUMPY_MAX = 150
 
 
 @lru_cache(maxsize=64)
 def hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights with Σ wᵢ f(xᵢ) ≈ E f(z), z ~ N(0,1), exact for polynomials of degree < 2n."""
-    x, w = np.polynomial.hermite_e.hermegauss(int(n))
-    w = w / np.sqrt(2.0 * np.pi)
+    """Nodes and weights with Σ wᵢ f(xᵢ) ≈ E f(z), z ~ N(0,1), exact for polynomials of degree < 2n.
+
+    Any degree n ≥ 1: numpy's ``hermegauss`` up to :data:`HERMITE_NUMPY_MAX` nodes, scipy's
+    ``roots_hermitenorm`` (weights normalised to sum 1) above.
+
+    >>> x, w = hermite_rule(400)
+    >>> f"{w @ x**2:.12f}"
+    '1.000000000000'
+    """
+    n = int(n)
+    if n <= HERMITE_NUMPY_MAX:
+        x, w = np.polynomial.hermite_e.hermegauss(n)
+        w = w / np.sqrt(2.0 * np.pi)
+    else:
+        from scipy.special import roots_hermitenorm
+
+        x, w = roots_hermitenorm(n)
+        w = w / w.sum()
     x.setflags(write=False)
     w.setflags(write=False)
+    return x, w
+
+
+def trapezoid_rule(step: float, half_width: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of the truncated trapezoidal rule for E f(z), z ~ N(0, 1): nodes
+    kh on [−L, L], weights h φ(kh). Spectrally accurate for smooth integrands.
+
+    >>> x, w = trapezoid_rule(0.25)
+    >>> f"{w @ np.tanh(x) ** 2:.14f}"             # E tanh² = 1 − μ1(tanh) = 0.394294490397841
+    '0.39429449039784'
+    """
+    n = int(math.floor(half_width / step + 1e-9))
+    x = step * np.arange(-n, n + 1, dtype=float)
+    w = step * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
     return x, w
 
 

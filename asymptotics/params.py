@@ -132,10 +132,12 @@ _ARRAY_RULES = {
 }
 
 
-def check_array(name: str, value: object, kind: str = "positive") -> np.ndarray:
+def check_array(name: str, value: object, kind: str = "positive", *, within: tuple[float, float] | None = None,
+                why: str = "") -> np.ndarray:
     """``value`` (a number or an array) as a float64 array whose every element is finite and
-    ``positive``, ``nonnegative`` or just ``finite``; otherwise the scalar check's message, naming
-    the first offending element.
+    ``positive``, ``nonnegative`` or just ``finite`` — or, with ``within=(lo, hi)``, in the closed
+    interval [lo, hi] (``why``: the reason for the range, added to the message); otherwise the
+    scalar check's message, naming the first offending element.
 
     >>> check_array("psi1", [1, 2]).tolist()
     [1.0, 2.0]
@@ -143,8 +145,18 @@ def check_array(name: str, value: object, kind: str = "positive") -> np.ndarray:
     Traceback (most recent call last):
     ...
     asymptotics.errors.ParameterError: invalid lam=-1.0: lam must be >= 0 (valid range: [0, inf))
+    >>> check_array("scale", [1, 2e3], within=(1e-3, 1e3))
+    Traceback (most recent call last):
+    ...
+    asymptotics.errors.ParameterError: invalid scale=2000.0: scale must be in [0.001, 1000]
     """
-    valid, ok = _ARRAY_RULES[kind]
+    if within is None:
+        valid, ok = _ARRAY_RULES[kind]
+    else:
+        lo, hi = within
+        valid, ok = f"in [{lo:g}, {hi:g}]", lambda a: (a >= lo) & (a <= hi)
+    if why:
+        valid = f"{valid} ({why})"
     if isinstance(value, (bool, np.bool_, str)) or value is None:
         raise ParameterError(name, value, valid, "not numeric")
     try:

@@ -12,6 +12,13 @@ The one conversion from result objects to rows: :func:`record` (one object → o
 its ``as_dict()`` or its dataclass fields) and :func:`grid_rows` (an object whose fields are
 arrays over a grid → one row per grid point); both pass every value through :func:`scalar`
 (numpy → Python, ±inf and NaN → ``None``, so that no silent non-finite number reaches a file).
+
+**In a notebook** a :class:`Result` shows itself: a compact ``repr`` (the first and last rows of
+the console table), an HTML table of the same compact columns (``_repr_html_``), ``.to_frame()``
+(pandas, one row per point, the command's column names, the metadata in ``.attrs``),
+``.plot()`` (the quantities against the varying grid parameter), ``res["risk1"]`` (a column as
+a numpy array, ``None`` → NaN) and ``.failures`` (the rows of grid points that did not converge,
+each with its :class:`~asymptotics.solvers.Status` label in ``status``).
 """
 
 from __future__ import annotations
@@ -176,16 +183,226 @@ class Columns:
     values: tuple[str, ...] = ()
 
 
-@dataclass
+#: Rows an HTML table shows (the first and last half of them); ``repr`` shows fewer.
+HTML_ROWS = 40
+REPR_ROWS = 10
+#: Status labels of a point that has a number (every other label marks a failed point).
+OK_STATUS = ("converged",)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _varying(rows: list[dict], key: str) -> bool:
+    first = repr(rows[0].get(key)) if rows else None
+    return any(repr(r.get(key)) != first for r in rows[1:])
+
+
+def _failed(row: dict) -> bool:
+    status = row.get("status")
+    return isinstance(status, str) and status not in OK_STATUS
+
+
+def _shown_rows(rows: list[dict], limit: int) -> tuple[list[dict], int]:
+    """The rows a display shows (first and last ``limit // 2``) and how many it leaves out."""
+    if len(rows) <= limit:
+        return rows, 0
+    half = limit // 2
+    return rows[:half] + rows[-half:], len(rows) - 2 * half
+
+
+@dataclass(repr=False)
 class Result:
-    """Rows of computed values with their metadata (and the default columns of its table)."""
+    """Rows of computed values with their metadata (and the default columns of its table).
+
+    Attributes:
+        rows: one dict per grid point: its parameters and the computed values, under the names
+            of the command line's columns (``status`` holds a :class:`~asymptotics.solvers.Status`
+            label where the command reports one).
+        meta: provenance: command, versions, activations with their constants, solver settings,
+            seeds, warnings.
+        columns: the compact columns of the console and HTML tables (files keep every column).
+    """
 
     rows: list[dict]
     meta: dict = field(default_factory=base_meta)
     columns: Columns | None = None
 
+    # ---- looking at it ----------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The column ``name`` over the rows as a numpy array (float where every value is a number
+        or ``None``, ``None`` → NaN; otherwise an object array)."""
+        if not isinstance(name, str):
+            raise TypeError("a Result is indexed by a column name, e.g. res['risk1'] (res.rows[i] is a row)")
+        if not any(name in r for r in self.rows):
+            from .console_table import available_columns
+            from .errors import ParameterError
+
+            raise ParameterError("column", name, f"one of {', '.join(available_columns(self.rows))}")
+        vals = [r.get(name) for r in self.rows]
+        if all(v is None or _is_number(v) for v in vals):
+            return np.array([math.nan if v is None else float(v) for v in vals])
+        return np.array(vals, dtype=object)
+
+    @property
+    def failures(self) -> list[dict]:
+        """The rows of points that failed (a ``status`` other than ``"converged"``)."""
+        return [r for r in self.rows if _failed(r)]
+
+    def _title_line(self) -> str:
+        what = self.meta.get("command", "result") if isinstance(self.meta, Mapping) else "result"
+        ncol = len({k for r in self.rows for k in r})
+        bad = len(self.failures)
+        return f"{what}: {len(self.rows)} row(s) × {ncol} column(s)" + (f", {bad} failed" if bad else "")
+
+    def __repr__(self) -> str:
+        """The title and the compact table of the first and last rows."""
+        head = f"<Result {self._title_line()}>"
+        if not self.rows:
+            return head
+        from .console_table import plan_columns, render_text
+
+        cols = plan_columns(self)
+        rows, skipped = _shown_rows(self.rows, REPR_ROWS)
+        if skipped:  # a row of ellipses where the rows left out are
+            gap = {**rows[0], **{k: "…" for c in cols for k in c.keys}}
+            rows = rows[:REPR_ROWS // 2] + [gap] + rows[REPR_ROWS // 2:]
+        text = render_text(Result(rows, self.meta, self.columns), columns=[c.header for c in cols]).rstrip("\n")
+        more = f"\n({skipped} more row(s): res.rows, res.to_frame())" if skipped else ""
+        return f"{head}\n{text}{more}"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """An HTML table of the compact columns (the notebook display)."""
+        import html
+
+        from .console_table import _title, plan_columns
+
+        esc = html.escape
+        cols = plan_columns(self) if self.rows else []
+        rows, skipped = _shown_rows(self.rows, HTML_ROWS)
+        caption = _title(self, cols) if self.rows else None
+        parts = ["<div class='asymptotics-result'>",
+                 f"<p style='margin:0.2em 0'><b>{esc(self._title_line())}</b>"
+                 + (f" · {esc(caption)}" if caption else "") + "</p>"]
+        cell = "style='text-align:right;font-family:monospace;padding:0 0.6em'"
+        if len(rows) == 1 and len(cols) > 8:  # one wide row: one line per column
+            parts.append("<table><tbody>")
+            for c in cols:
+                parts.append(f"<tr><th style='text-align:left'>{esc(c.header)}</th><td {cell}>"
+                             f"{esc(c.cell(rows[0], 6))}</td></tr>")
+        else:
+            parts.append("<table><thead><tr>" + "".join(f"<th {cell}>{esc(c.header)}</th>" for c in cols)
+                         + "</tr></thead><tbody>")
+            for i, r in enumerate(rows):
+                if skipped and i == HTML_ROWS // 2:
+                    parts.append(f"<tr><td colspan='{len(cols)}' style='text-align:center'>… {skipped} more row(s)"
+                                 " …</td></tr>")
+                style = " style='color:#b00020'" if _failed(r) else ""
+                parts.append(f"<tr{style}>" + "".join(f"<td {cell}>{esc(c.cell(r, 6))}</td>" for c in cols) + "</tr>")
+        parts.append("</tbody></table>")
+        hidden = len({k for r in self.rows for k in r}) - len({k for c in cols for k in c.keys})
+        if hidden > 0:
+            parts.append(f"<p style='margin:0.2em 0;color:#666'>{hidden} more column(s): .to_frame() or .rows</p>")
+        parts.append("</div>")
+        return "".join(parts)
+
     def to_frame(self):
-        """The rows as a pandas DataFrame (list-valued cells kept as lists)."""
+        """The rows as a tidy pandas DataFrame: one row per point, the command line's column names,
+        ``None`` → NaN in numeric columns, list-valued cells kept as lists, and the metadata in
+        ``DataFrame.attrs``."""
+        import copy
+
+        import pandas as pd
+
+        df = pd.DataFrame(self.rows)  # the rows hold Python scalars already (record, grid_rows); None → NaN
+        try:
+            attrs = to_jsonable(self.meta)
+        except ValueError:  # a non-finite number in the metadata: keep it as it is
+            attrs = copy.deepcopy(self.meta)
+        df.attrs.update(attrs)
+        return df
+
+    def plot(self, y: str | Sequence[str] | None = None, *, x: str | None = None, ax=None,
+             logx: bool | None = None, logy: bool = False, se: float = 2.0, **kwargs):
+        """Plot ``y`` against ``x`` and return the matplotlib ``Axes``.
+
+        Args:
+            y: a column or a list of columns (default: the table's value columns that hold numbers);
+                a simulated ``name`` with ``name_mean`` and ``name_se`` is drawn with error bars.
+            x: the horizontal axis (default: the first grid parameter of the table that varies).
+                The other varying grid parameters give one line each.
+            ax: draw into these axes (default: a new figure).
+            logx: logarithmic x axis (default: when x is positive and spans a factor ≥ 50).
+            logy: logarithmic y axis.
+            se: error bars of ``se`` standard errors.
+            **kwargs: passed to ``Axes.plot`` / ``Axes.errorbar``.
+        """
+        from .errors import ParameterError
+
+        rows = self.rows
+        params = list(self.columns.params) if self.columns is not None else []
+        varying = [p for p in params if any(p in r for r in rows) and _varying(rows, p)]
+        if x is None:
+            if not varying:
+                raise ParameterError("x", None, "a column that varies across the rows (no grid parameter varies: "
+                                     "a single point has no curve)")
+            x = varying[0]
+        if not any(x in r for r in rows):
+            raise ParameterError("x", x, "a column of the result")
+        if y is None:
+            values = self.columns.values if self.columns is not None else tuple(k for k in rows[0] if k != x)
+            y = [v for v in values if any(_is_number(r.get(v)) or _is_number(r.get(f"{v}_mean")) for r in rows)]
+        ys = [y] if isinstance(y, str) else list(y)
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots()
+        others = [p for p in varying if p != x]
+        groups: dict[tuple, list[dict]] = {}
+        for r in rows:
+            groups.setdefault(tuple(r.get(p) for p in others), []).append(r)
+        xs_all = self[x] if all(_is_number(r.get(x)) for r in rows) else None
+        for key, grp in groups.items():
+            grp = sorted(grp, key=lambda r: r.get(x) if _is_number(r.get(x)) else 0.0)
+            xv = Result(grp)[x]
+            suffix = ", ".join(f"{p}={v:g}" if _is_number(v) else f"{p}={v}" for p, v in zip(others, key, strict=True))
+            for name in ys:
+                label = f"{name} ({suffix})" if suffix else name
+                sub = Result(grp)
+                if any(name in r for r in grp):
+                    ax.plot(xv, sub[name], marker="o" if len(grp) < 30 else None, label=label, **kwargs)
+                elif any(f"{name}_mean" in r for r in grp):
+                    err = se * sub[f"{name}_se"] if any(f"{name}_se" in r for r in grp) else None
+                    ax.errorbar(xv, sub[f"{name}_mean"], yerr=err, marker="o", capsize=3, label=label, **kwargs)
+                else:
+                    raise ParameterError("y", name, "a column of the result (or a simulated name with name_mean)")
+        if logx is None and xs_all is not None:
+            finite = xs_all[np.isfinite(xs_all)]
+            logx = bool(finite.size and np.all(finite > 0) and finite.max() >= 50 * finite.min())
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(x)
+        if len(ys) == 1 and not others:
+            ax.set_ylabel(ys[0])
+        if len(ys) > 1 or others:
+            ax.legend()
+        title = self.meta.get("command") if isinstance(self.meta, Mapping) else None
+        if title:
+            ax.set_title(title)
+        return ax
+
+    # ---- files ------------------------------------------------------------------------------
+    def _table_frame(self):
+        """The rows as written to csv and parquet (list-valued cells kept as lists)."""
         import pandas as pd
 
         return pd.DataFrame(to_jsonable(self.rows))
@@ -195,14 +412,14 @@ class Result:
 
     def to_csv(self) -> str:
         buf = io.StringIO()
-        self.to_frame().to_csv(buf, index=False)  # shortest round-trip repr of each float
+        self._table_frame().to_csv(buf, index=False)  # shortest round-trip repr of each float
         return buf.getvalue()
 
     def to_parquet_bytes(self) -> bytes:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pandas(self.to_frame(), preserve_index=False)
+        table = pa.Table.from_pandas(self._table_frame(), preserve_index=False)
         md = dict(table.schema.metadata or {})
         md[b"asymptotics.meta"] = json.dumps(to_jsonable(self.meta)).encode()
         table = table.replace_schema_metadata(md)

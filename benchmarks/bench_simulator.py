@@ -331,7 +331,7 @@ def main():
             f"| simulator, + spike, rank-one error and measured r, c, γ | {min(cui['sim_spike']):.2f} | |"
         )
         L.append("")
-    L.append("The public Cui et al. notebook takes about 7 s per point on 2 cores (30-spiked-rf.md §8).")
+    L.append("The public Cui et al. notebook takes about 7 s per point on 2 cores (docs/spiked-rf.md, Speed).")
     L.append("")
     last = runs[threads[0]]
     full = [r for r in last["ba"] if r["mode"] == "full"]

@@ -82,6 +82,23 @@ def test_integrable_log_singularity_is_resolved():
     assert c.mu1 == pytest.approx(float(mpmath.diff(_abs_moment, 2, 1)), rel=1e-10)  # E z² log|z|
 
 
+@pytest.mark.parametrize("expr", ["abs(x)**1.5", "x*abs(x)**0.5*sign(x)"])
+def test_fractional_power_of_abs(expr):
+    # σ = |x|^1.5: σ' = 1.5|x|^0.5 sign(x) stays real for x < 0 (simplify once made it x/Abs(x**0.5),
+    # NaN there, and the activation was refused). E|z|³ = 2√(2/π), E σ'² = (9/4) E|z| = (9/4)√(2/π)
+    act = activation(expr, center=False)
+    assert act.df(-2.0) == pytest.approx(-1.5 * math.sqrt(2.0), rel=1e-15)
+    assert act.numpy_derivative([-2.0])[0] == pytest.approx(-1.5 * math.sqrt(2.0), rel=1e-15)
+    m2, d2 = float(_abs_moment(3)), 2.25 * float(_abs_moment(1))
+    mp = act.raw_constants("mpmath")
+    assert mp.second_moment == pytest.approx(m2, rel=1e-14)
+    assert mp.mean_sq_derivative == pytest.approx(d2, rel=1e-14)
+    f64 = act.raw_constants("float64")  # within its own (pessimistic, ≈ 5e-4) error estimate
+    assert abs(f64.second_moment - m2) <= 2 * f64.error and abs(f64.mean_sq_derivative - d2) <= 2 * f64.error
+    assert f64.error < 1e-3
+    assert mp.mu1 == 0 and mp.mean_derivative == 0  # even σ: exact zeros by symmetry
+
+
 @pytest.mark.parametrize("expr, ref", [
     ("sin(x)/x", lambda t: (mpmath.sin(t) / t) ** 2),
     ("1/(1+x**2)", lambda t: 1 / (1 + t * t) ** 2),

@@ -1,76 +1,118 @@
-"""Gaussian constants of activations against the reference table (docs/activations.md), closed forms,
-identities and an independent evaluation by sympy."""
+"""Gaussian constants of activations against the high-precision reference data
+(``tests/reference/constants.json``, made offline by ``tests/reference/make_constants.py``),
+closed forms, identities and an independent evaluation by sympy."""
 
+import json
 import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from reference.make_constants import DOCS, docs_table, render_table
 
 from asymptotics import activation, dual_kernel
-from asymptotics.activations import X
+from asymptotics.activations import BUILTINS, HERMITE_DEGREE, X
 
-# (name, mu0, mu1, E sigma^2 (uncentred), mu2^2) — 30-digit quadrature table in docs/activations.md
-TABLE = [
-    ("erf", 0.0, 0.651470015870560, 0.464559054397540, 0.0401458728191524),
-    ("tanh", 0.0, 0.605705509602159, 0.394294490397841, 0.0274153260354303),
-    ("relu", 0.398942280401433, 0.5, 0.5, 0.0908450569081047),
-    ("softplus", 0.806059183347440, 0.5, 0.921245908859300, 0.0215145018005587),
-    ("sigmoid", 0.5, 0.206620964141907, 0.293379035858093, 0.000686813035161729),
-    ("he3", 0.0, 0.0, 6.0, 6.0),
-    ("he2", 0.0, 0.0, 2.0, 2.0),
-]
-# (name, k, c_k)
-HERMITE = [
-    ("erf", 3, -0.1773076802),
-    ("tanh", 3, -0.1484371908),
-    ("relu", 2, 1 / (2 * math.sqrt(math.pi))),
-    ("relu", 4, -0.0814337520),
-    ("softplus", 2, 0.1461030849),
-    ("sigmoid", 3, -0.0254732579),
-]
+REFERENCE = json.loads((Path(__file__).parent / "reference" / "constants.json").read_text(encoding="utf-8"))
+REF = REFERENCE["activations"]
+SCALARS = ("mu0", "mu1", "second_moment", "mu2_sq", "mean_derivative", "mean_sq_derivative", "var_derivative")
+#: The built-ins with closed-form constants (``method="closed"``).
+CLOSED = ("erf", "relu", "sin", "linear", "he2", "he3", "quadratic")
+#: Relative accuracy of a closed form or of the mpmath path once rounded to float64.
+ROUNDING = 1e-14
 
 
-def _sig(a, b, digits):
-    """a and b agree to `digits` significant digits (absolute when b == 0)."""
-    scale = max(abs(b), 1e-300) if b != 0 else 1.0
-    return abs(a - b) <= 10.0 ** (-digits) * scale
+def _scale(name: str, kind: str, key: str) -> float:
+    """The size of an entry's terms, against which its rounding error is judged: ‖σ‖ = √(E σ²)
+    for μ0, μ1, c_k (|c_k| ≤ ‖σ‖), ‖σ'‖ for E σ', E σ² of the raw function for the second moment
+    (the centred one is E σ² − μ0²), the sum of the terms' magnitudes for μ2² and Var σ'."""
+    raw, ref = REF[name]["raw"], REF[name][kind]
+    f = {k: float(v) for k, v in ref.items() if k != "hermite"}
+    if key in ("hermite", "mu0", "mu1"):
+        return math.sqrt(f["second_moment"])
+    if key == "mean_derivative":
+        return math.sqrt(f["mean_sq_derivative"])
+    if key == "second_moment":
+        return float(raw["second_moment"])
+    if key == "mu2_sq":
+        return float(raw["second_moment"]) + float(raw["mu0"]) ** 2 + f["mu1"] ** 2
+    if key == "var_derivative":
+        return f["mean_sq_derivative"] + f["mean_derivative"] ** 2
+    return abs(f[key])
 
 
-@pytest.mark.parametrize("name,mu0,mu1,m2,mu2sq", TABLE)
-def test_constants_mpmath_path_12_digits(name, mu0, mu1, m2, mu2sq):
-    c = activation(name, center=False).raw_constants("mpmath")
-    # the table has 15 significant digits, so 12-digit agreement is a real test of both
-    assert _sig(c.mu0, mu0, 12) or abs(c.mu0 - mu0) < 1e-14
-    assert _sig(c.mu1, mu1, 12) or abs(c.mu1 - mu1) < 1e-14
-    assert _sig(c.second_moment, m2, 12)
-    assert _sig(c.mu2_sq, mu2sq, 12)
+def _propagation(name: str, kind: str, key: str) -> float:
+    """How many times the absolute quadrature error of one expectation an entry can carry: a
+    difference of expectations adds their errors (μ2² = E σ² − μ0² − μ1²: 1 + 2|μ0| + 2|μ1|)."""
+    raw, ref = REF[name]["raw"], REF[name][kind]
+    mu0, mu1, md = (abs(float(raw[k])) for k in ("mu0", "mu1", "mean_derivative"))
+    if key == "mu2_sq":
+        return 1 + 2 * mu0 + 2 * mu1
+    if key == "var_derivative":
+        return 1 + 2 * md
+    if key == "second_moment" and ref is not raw:
+        return 1 + 2 * mu0
+    return 1.0
 
 
-@pytest.mark.parametrize("name,mu0,mu1,m2,mu2sq", TABLE)
-def test_constants_float64_path_1e10(name, mu0, mu1, m2, mu2sq):
-    c = activation(name, center=False).raw_constants("float64")
-    for got, want in [(c.mu0, mu0), (c.mu1, mu1), (c.second_moment, m2), (c.mu2_sq, mu2sq)]:
-        assert abs(got - want) <= 1e-10
-    assert c.error < 1e-10
+def test_reference_data_covers_every_builtin():
+    assert set(REF) == set(BUILTINS)
+    assert REFERENCE["dps"] >= 30 and REFERENCE["digits"] >= 30
+    assert REFERENCE["mpmath_version"] and REFERENCE["date"]
+    for entry in REF.values():
+        for kind in ("raw", "centred"):
+            assert len(entry[kind]["hermite"]) == HERMITE_DEGREE + 1
 
 
-@pytest.mark.parametrize("name,k,ck", HERMITE)
-@pytest.mark.parametrize("method", ["float64", "mpmath", "auto"])
-def test_hermite_coefficients(name, k, ck, method):
-    c = activation(name).constants(method)
-    assert abs(c.hermite[k] - ck) < 1e-10
+def test_reference_data_identities():
+    # the data against closed forms and identities typed here (a check of the script)
+    for name, entry in REF.items():
+        with mpmath.workdps(40):
+            r = {k: mpmath.mpf(v) for k, v in entry["raw"].items() if k != "hermite"}
+            c = [mpmath.mpf(v) for v in entry["raw"]["hermite"]]
+            assert abs(r["mean_derivative"] - r["mu1"]) < mpmath.mpf(10) ** -30  # Stein
+            if name in ("linear", "he2", "he3", "quadratic"):  # polynomials: Parseval is finite
+                assert abs(sum(ck**2 for ck in c) - r["second_moment"]) < mpmath.mpf(10) ** -30
+    with mpmath.workdps(40):
+        pi = mpmath.pi
+        erf, relu, tanh = REF["erf"]["raw"], REF["relu"]["raw"], REF["tanh"]["raw"]
+        assert abs(mpmath.mpf(erf["mu1"]) - 2 / mpmath.sqrt(3 * pi)) < mpmath.mpf(10) ** -31
+        assert abs(mpmath.mpf(erf["second_moment"]) - 2 / pi * mpmath.asin(mpmath.mpf(2) / 3)) < mpmath.mpf(10) ** -31
+        assert abs(mpmath.mpf(relu["mu2_sq"]) - (mpmath.mpf(1) / 4 - 1 / (2 * pi))) < mpmath.mpf(10) ** -31
+        assert abs(mpmath.mpf(tanh["second_moment"]) - (1 - mpmath.mpf(tanh["mu1"]))) < mpmath.mpf(10) ** -31
 
 
-@pytest.mark.parametrize("name", ["erf", "relu", "sin", "linear", "he2", "he3", "quadratic"])
-def test_closed_forms_match_mpmath_quadrature(name):
-    closed = activation(name, center=False).raw_constants("closed")
-    quad = activation(name, center=False).raw_constants("mpmath")
-    for a, b in zip(closed.hermite, quad.hermite, strict=True):
-        assert abs(a - b) < 1e-13
-    assert abs(closed.second_moment - quad.second_moment) < 1e-13 * max(1, quad.second_moment)
-    assert abs(closed.mean_sq_derivative - quad.mean_sq_derivative) < 1e-13 * max(1, quad.mean_sq_derivative)
+def _methods(name):
+    return (("closed",) if name in CLOSED else ()) + ("float64", "mpmath", "auto")
+
+
+CASES = [(name, kind, method) for name in BUILTINS for kind in ("raw", "centred") for method in _methods(name)]
+
+
+@pytest.mark.parametrize("name,kind,method", CASES)
+def test_constants_against_reference(name, kind, method):
+    """Every path within its stated accuracy: closed forms and mpmath to ROUNDING of the terms'
+    size; float64 quadrature (alone or beside closed forms) within its own error estimate."""
+    c = activation(name, center=kind == "centred").constants(method)
+    ref = REF[name][kind]
+    assert c.error < 1e-11  # the estimate is not vacuous
+    if method == "closed":
+        assert c.error == 0.0
+    for key in SCALARS:
+        tol = ROUNDING * _scale(name, kind, key) + 2 * c.error * _propagation(name, kind, key)
+        assert abs(getattr(c, key) - float(ref[key])) <= tol, (key, getattr(c, key), ref[key], tol)
+    tol = ROUNDING * _scale(name, kind, "hermite") + 2 * c.error
+    for k, (got, want) in enumerate(zip(c.hermite, ref["hermite"], strict=True)):
+        assert abs(got - float(want)) <= tol, (k, got, want, tol)
+    assert c.mu2 == pytest.approx(math.sqrt(float(ref["mu2_sq"])), abs=math.sqrt(tol))
+
+
+def test_docs_table_matches_reference_data():
+    table = docs_table(DOCS.read_text(encoding="utf-8"))
+    assert table is not None, "docs/activations.md lost its generated constants table"
+    assert table == render_table(REFERENCE), "run: python tests/reference/make_constants.py --docs-only"
 
 
 def test_polynomial_parseval_exact():
@@ -181,3 +223,26 @@ def test_mpmath_reference_erf_closed_form():
         )
     c = activation("erf").constants("closed")
     assert abs(c.second_moment - float(q)) < 1e-15
+
+
+def test_mpmath_accessor():
+    # (σ, σ') in mpmath: raw and centred relu at 1, against 1 − 1/√(2π) and σ' = 1
+    with mpmath.workdps(30):
+        f, df = activation("relu").mpmath()
+        fr, dfr = activation("relu").mpmath(raw=True)
+        one = mpmath.mpf(1)
+        assert abs(f(one) - (1 - 1 / mpmath.sqrt(2 * mpmath.pi))) < mpmath.mpf(10) ** -28
+        assert fr(one) == 1 and df(one) == 1 and dfr(-one) == 0
+        g, dg = activation("tanh").mpmath()
+        assert abs(dg(mpmath.mpf("0.3")) - mpmath.sech(mpmath.mpf("0.3")) ** 2) < mpmath.mpf(10) ** -28
+
+
+def test_module_doctests():
+    import doctest
+    import sys
+
+    import asymptotics.activations.activation  # noqa: F401 - the package attribute is the function
+
+    mod = sys.modules["asymptotics.activations.activation"]
+    failed, tried = doctest.testmod(mod)
+    assert failed == 0 and tried >= 4

@@ -2,9 +2,10 @@
 
 Independent references, one per test:
 
-* the N = ∞ and finite-N values and the K-quantile sequence of §2–§3 of the theory note (computed
-  there with a separate implementation and checked against network simulations), to the digits
-  quoted (± half a unit of the last digit);
+* the N = ∞ and finite-N values and the K-quantile sequence of ``docs/large-step-exact.md`` §2
+  (an independent derivation, an operator-valued fixed point on L²(κ) solved by a separate
+  implementation and checked against network simulations), to the digits quoted (± half a unit
+  of the last digit);
 * Cui et al.'s K-type fixed point (:mod:`asymptotics.theory.spiked_rf`): u ≡ 1 goes through its
   Marchenko–Pastur closed form (Stieltjes transform, scalar responses), K > 1 through its block-MP
   solver in the *type* representation with a least-squares mean system — a different code path

@@ -206,3 +206,46 @@ def test_bad_inputs_raise_parameter_errors(tanh_model):
         spike(tanh_model, 2.0, 1.0, np.nan)
     with pytest.raises(ParameterError, match="centred"):
         OneStepModel.from_activations("relu", "tanh", center=False)
+
+
+# ------------------------------------------------------------------ very strong spikes (no overflow)
+@pytest.mark.parametrize("theta_sq", [4.0, 1e99, 1e101, 1e154, 1e160, 1e300, 1.7e308])
+def test_rectangular_spike_at_large_theta_against_mpmath(theta_sq):
+    """The docs/one-step.md §1 formulas evaluated in 50-digit mpmath (no overflow there): the
+    float64 values stay finite and accurate where θ⁴ overflows (θ² > 1.3e154)."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        t, p = mp.mpf(theta_sq), mp.mpf(2)
+        ref = [(p + t) * (1 + t) / t, (t**2 - p) / (t * (1 + t)), (t**2 - p) / (t * (t + p))]
+        got = rectangular_spike(theta_sq, 2.0)
+        for g, r in zip(got, ref, strict=True):   # a few roundings: |rel. error| ≤ 1e-15
+            assert np.isfinite(g) and abs(mp.mpf(g) / r - 1) < 1e-15
+
+
+def test_overlap_beta_at_large_theta_is_rho_sq(tanh_model):
+    """θ² → ∞: ⟨u₁, β*⟩² → ρ² (docs/one-step.md §1: ρ²(θ⁴ − ψ2)/(θ²(1 + θ²)) → ρ²), finite
+    beyond the float64 overflow of θ⁴; ρ² = μ1*²/s² from the model's constants."""
+    m = tanh_model
+    rho_sq = m.mu1_star**2 / (m.mu1_star**2 + (m.mu1_star**2 + m.mu2_star_sq + 0.1**2) / 2.0)
+    sp_ = spike(m, 2.0, 1.5, np.array([1e70, 1e80, 1e150]))
+    assert np.all(np.isfinite(sp_.top_sv2))
+    np.testing.assert_allclose(sp_.overlap_beta, rho_sq, rtol=1e-13)
+    np.testing.assert_allclose(sp_.overlap_a, 1.0, rtol=1e-15)
+
+
+def test_overflowing_spike_or_risk_is_refused_naming_eta(tanh_model):
+    from asymptotics.theory.one_step import MAX_RISK_THETA_SQ, limits, risk
+
+    with pytest.raises(ParameterError, match="eta=1e\\+160"):
+        spike(tanh_model, 2.0, 1.5, 1e160)               # θ² = η²μ1²s² overflows float64
+    eta = 2.0 * np.sqrt(MAX_RISK_THETA_SQ / float(spike(tanh_model, 2.0, 1.5, 1.0).theta_sq))
+    for route in ("B", "C"):
+        with pytest.raises(ParameterError, match="eta="):
+            risk(tanh_model, 2.0, 1.5, 0.1, eta, route=route)
+    with pytest.raises(ParameterError, match="eta="):
+        ck_outlier(tanh_model, 2.0, 1.5, eta)
+    with pytest.raises(ParameterError, match="eta="):
+        limits.delta_infinite_samples(tanh_model, 1.5, 0.1, 1e80)
+    r = risk(tanh_model, 2.0, 1.5, 0.1, eta / 3, route="B")      # below the bound: finite numbers
+    assert np.isfinite(r.risk1) and np.isfinite(r.delta)

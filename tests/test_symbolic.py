@@ -260,7 +260,7 @@ def test_tau2_by_implicit_differentiation_matches_the_source_definition():
 
 
 def test_sqrt_source_form_gives_the_same_g55():
-    """The note's √s pencil and the library's polynomial-in-s form agree at s > 0."""
+    """The symmetric √s pencil (docs/engine.md §2) and the library's polynomial-in-s form agree at s > 0."""
     vals = dict(lam=0.3, phi=1.2, psi=0.7, eta=0.4, zeta=0.2, s=0.05)
     out = []
     for P in (rf_ridge_pencil(), rf_ridge_pencil(sqrt_source=True)):

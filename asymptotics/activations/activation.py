@@ -4,7 +4,7 @@ Gaussian constants.
 >>> act = activation("tanh")              # centred by default (tanh is odd: nothing changes)
 >>> round(act.constants().mu1, 12)
 0.605705509602
->>> act.f(0.5) == act.numpy(0.5)          # compiled scalar and numpy paths agree
+>>> bool(act.f(0.5) == act.numpy(0.5))    # compiled scalar and numpy paths agree
 True
 """
 
@@ -138,6 +138,19 @@ class Activation:
         origin = f"activation {self.name!r}, centered={self.centered and not raw}"
         return _specialised(Path(template), tuple(sorted(bindings.items())), origin, prefix)
 
+    def mpmath(self, raw: bool = False):
+        """``(σ, σ')`` as functions of an mpmath number, for high-precision quadrature (of the raw,
+        uncentred function when ``raw``; the centred one subtracts μ0 at 30 digits).
+
+        >>> f, df = activation("tanh").mpmath()
+        >>> import mpmath
+        >>> with mpmath.workdps(30):
+        ...     print(f(mpmath.mpf(1)), df(mpmath.mpf(0)))
+        0.761594155955764888119458282605 1.0
+        """
+        module = self._raw_mod if raw else self._module
+        return module.f_mp, module.df_mp
+
     def numpy(self, x):
         """σ(x), vectorised over a numpy array."""
         return self._module.f_np(x)
@@ -155,9 +168,6 @@ class Activation:
     def _raw_mod(self):
         return lower_activation(self.raw)
 
-    def _raw_module(self):
-        return self._raw_mod
-
     @cached_property
     def moments_check(self) -> dict:
         """Proof that E σ(z)² and E σ'(z)² are finite (so every constant is), or a
@@ -168,18 +178,21 @@ class Activation:
             return {"builtin": self.builtin}
         from .integrability import MomentError, check_gaussian_moments
 
-        m = self._raw_module()
+        m = self._raw_mod
         try:
             d1 = sp.diff(self.raw, X).replace(sp.DiracDelta, lambda *a: sp.Integer(0))
             return check_gaussian_moments(self.raw, d1, m.f_np, m.df_np)
         except MomentError as exc:
             raise MomentError(f"activation {shorten(self.name, 60)}: {exc}") from None
 
-    @lru_cache(maxsize=8)  # noqa: B019 - instances are immutable and few
+    @lru_cache(maxsize=64)  # noqa: B019 - instances are immutable and few
     def raw_constants(self, method: str = "auto") -> _c.GaussianConstants:
-        """Constants of the uncentred function."""
+        """Constants of the uncentred function (computed once for the centred and the raw
+        activation alike)."""
         if method not in ("auto", "closed", "float64", "mpmath"):
             raise ValueError(f"method must be one of auto, closed, float64, mpmath (got {method!r})")
+        if self.centered:
+            return activation(self, center=False).raw_constants(method)
         _ = self.moments_check
         out = self._raw_constants(method)
         bad = [k for k, v in out.as_dict().items() if isinstance(v, float) and not math.isfinite(v)]
@@ -190,13 +203,13 @@ class Activation:
         return out
 
     def _raw_constants(self, method: str) -> _c.GaussianConstants:
-        m = self._raw_module()
+        m = self._raw_mod
         closed = _c.closed_form_constants(self.builtin) if method in ("auto", "closed") else {}
         if method == "closed" and not closed.get("hermite"):
             raise ExpressionError(f"no closed form for the constants of {self.name!r}")
         singular = tuple(self.moments_check.get("singular_points", ()))
         if method == "mpmath":
-            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath", singular=singular)
+            vals = _c.raw_constants(None, None, *self.mpmath(raw=True), self.kinks, "mpmath", singular=singular)
             return _c.assemble(self._apply_parity(vals), "mpmath", center=False)
         need_quad = not ("hermite" in closed and "mean_sq_derivative" in closed)
         vals = (_c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64", singular=singular)
@@ -352,7 +365,7 @@ def dual_kernel(act1: Activation, rho, act2: Activation | None = None, method: s
     elif method == "closed":
         raise ExpressionError(f"no closed-form dual kernel for {act1.name}/{act2.name}")
     elif method == "mpmath":
-        r1, r2 = act1._raw_module().f_mp, act2._raw_module().f_mp
+        r1, r2 = act1.mpmath(raw=True)[0], act2.mpmath(raw=True)[0]
         o1, o2 = act1.offset, act2.offset
         vals = []
         for r in rho_arr:

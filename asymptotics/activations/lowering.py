@@ -82,11 +82,38 @@ class _MpPrinter(MpmathPrinter):
         return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
 
 
+def _fractional_powers_of_signed(expr: sp.Expr) -> set:
+    """The powers b**p in ``expr`` with a non-integer p and a base b not known to be ≥ 0: complex
+    (NaN in float64) where b < 0."""
+    out = set()
+    for p in expr.atoms(sp.Pow):
+        e = p.exp
+        integral = e.is_integer or (e.is_number and e.is_real and float(e).is_integer())
+        if not integral and not p.base.is_nonnegative:
+            out.add(p)
+    return out
+
+
+def _simplified(d1: sp.Expr) -> sp.Expr:
+    """``sp.simplify(d1)``, unless that introduces a fractional power of a possibly negative base
+    (it turns d|x|^p/dx = p|x|^(p−1) sign(x) into p x/Abs(x**(2−p)), NaN for x < 0): then ``d1``."""
+    if d1.count_ops() >= 40:
+        return d1
+    s = sp.simplify(d1)
+    return d1 if _fractional_powers_of_signed(s) - _fractional_powers_of_signed(d1) else s
+
+
 def derivatives(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """σ, σ', σ'' of ``expr`` (derivatives of Max/Abs give Heaviside/sign; DiracDelta → 0)."""
+    """σ, σ', σ'' of ``expr`` (derivatives of Max/Abs give Heaviside/sign; DiracDelta → 0).
+
+    σ' is simplified when that keeps it real on the real line:
+
+    >>> derivatives(sp.Abs(X) ** sp.Float(1.5))[1]
+    1.5*Abs(x)**0.5*sign(x)
+    """
     d1 = sp.diff(expr, X)
     d2 = sp.diff(d1, X).replace(sp.DiracDelta, lambda *a: sp.Integer(0))
-    return expr, sp.simplify(d1) if d1.count_ops() < 40 else d1, d2
+    return expr, _simplified(d1), d2
 
 
 def render_source(expr: sp.Expr) -> str:

@@ -27,7 +27,7 @@ __all__ = ["SIZES", "Item", "TableSpec", "register", "items", "get"]
 SIZES = ("toy", "quick", "default", "full")
 
 #: The columns of a figure's theory-vs-simulation table.
-COMPARISON_COLUMNS = ("quantity", "point", "d", "theory", "simulation", "se", "z", "passed")
+COMPARISON_COLUMNS = ("quantity", "point", "d", "theory", "simulation", "se", "z", "allowance", "passed")
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Item:
         plot: how a figure is drawn (``None`` for a table).
         table: how its table is rendered.
         order: position in the report.
+        only_sizes: the sizes at which a full ``reproduce`` includes the item (``None``: every
+            size); an item named explicitly (``reproduce --only``, ``figure NAME``) runs at any size.
     """
 
     name: str
@@ -69,6 +71,7 @@ class Item:
     plot: PlotSpec | None = None
     table: TableSpec = TableSpec()
     order: int = 100
+    only_sizes: tuple[str, ...] | None = None
 
     def __post_init__(self):
         missing = [s for s in SIZES if s not in self.sizes]

@@ -29,17 +29,30 @@ def comparison_rows(data) -> list[dict]:
             "simulation": c.simulation,
             "se": c.se,
             "z": z if math.isfinite(z) else None,
+            "allowance": c.allowance,
             "tolerance": c.tolerance,
             "passed": c.passed,
+            "by_allowance": _by_allowance(c),
             "note": c.note,
         })
     return rows
+
+
+def _by_allowance(c) -> bool:
+    """Whether ``c`` passes only because of its finite-size allowance (|z| > z_max but within tolerance)."""
+    return bool(c.passed and c.allowance > 0 and abs(c.simulation - c.theory) > c.z_max * c.se)
 
 
 def _short(v):
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
+
+
+def _count_by_allowance(data):
+    """How many comparisons of ``data`` pass only through their allowance (``—`` without comparisons)."""
+    comps = data.comparisons if data is not None else []
+    return sum(_by_allowance(c) for c in comps) if comps else "—"
 
 
 def build_report(manifest: dict, datas: dict, items) -> str:
@@ -54,7 +67,9 @@ def build_report(manifest: dict, datas: dict, items) -> str:
         "Lines are d → ∞ theory; markers are Monte-Carlo simulations of the network (mean over seeds, "
         "error bars ± 2 standard errors); dashed horizontal lines are kernel lower bounds (μ2*²); dotted "
         "vertical lines are BBP thresholds. A comparison passes when |simulation − theory| ≤ z_max·s.e. + a "
-        "stated finite-size allowance.",
+        "stated finite-size allowance (its own column; \"by allowance\" counts the comparisons that pass "
+        "only through it). `asymptotics validate --finite-size` checks the d → ∞ limit without any "
+        "allowance (docs/finite-size.md).",
         "",
         "## Summary",
         "",
@@ -71,6 +86,7 @@ def build_report(manifest: dict, datas: dict, items) -> str:
             "status": _STATUS.get(rec["status"], rec["status"]),
             "comparisons passed": f"{comp.get('passed', 0)}/{comp.get('total', 0)}" if comp.get("total") else "—",
             "max |z|": comp.get("max_abs_z"),
+            "by allowance": _count_by_allowance(datas.get(it.name)),
             "time (s)": rec.get("timings", {}).get("total_s"),
         })
     lines += [to_markdown(summary, precision=3, symbols=False), ""]
@@ -99,7 +115,8 @@ def build_report(manifest: dict, datas: dict, items) -> str:
         if data is not None and data.comparisons:
             rows = comparison_rows(data)
             lines += ["Theory vs simulation:", "",
-                      to_markdown(rows, ["quantity", "point", "d", "theory", "simulation", "se", "z", "tolerance", "passed"],
+                      to_markdown(rows, ["quantity", "point", "d", "theory", "simulation", "se", "z", "allowance",
+                                         "tolerance", "passed"],
                                   precision=4, symbols=False), ""]
         outs = rec.get("outputs", {})
         files = ", ".join(f"[{k}]({v})" for k, v in outs.items())

@@ -170,7 +170,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
         raise ParameterError("size", size, f"one of {', '.join(SIZES)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    selected = items(names)
+    selected = [it for it in items(names) if names or it.only_sizes is None or size in it.only_sizes]
     cache = SimulationCache(cache_dir, enabled=use_cache)
     removed = remove_stale_partials(out) + remove_stale_partials(cache.root, older_than_s=3600)
     manifest = {

@@ -72,10 +72,11 @@ def rf_ridge_pencil(source: bool = True, sqrt_source: bool = False) -> Pencil:
     R_s = (λ + s XᵀX/d + K)⁻¹, K = FᵀF/m: g11 = tr R_s / n and g55 = tr(I − s X' R_s X'ᵀ)/d.
     Hence τ1 = g11|_{s=0} and τ2 = lim (1 − g55)/(s n/d) = −φ ∂g55/∂s|_{s=0}.
 
-    The theory note writes the source as √s X'ᵀ in block (1, 5) and −√s X' in block (5, 1); the
+    The symmetric form of the source is √s X'ᵀ in block (1, 5) and −√s X' in block (5, 1); the
     diagonal similarity diag(1, 1, 1, 1, √s) moves both √s into block (1, 5) (s X'ᵀ, −X'),
     leaving every diagonal block of Q⁻¹ unchanged and the equations polynomial in s (so that
-    they can be differentiated at s = 0). ``sqrt_source=True`` builds the note's form (for tests).
+    they can be differentiated at s = 0). ``sqrt_source=True`` builds the symmetric form (for tests;
+    ``docs/engine.md`` §2, Source parameters).
     ``source=False`` drops block 5.
     """
     b_over = sp.sqrt(eta - zeta) * sp.sqrt(psi)  # b/√m♯

@@ -225,9 +225,10 @@ def delta_without_theta2(model: OneStepModel, psi1, psi2, lam, eta):
     """The rejected variant: δ with the noisy part θ2 of the spike dropped (θ² = θ1² in Δ, Δ'), so that
     δ depends on μ1, μ2, μ1* only (the paper's statement as summarised)."""
     from asymptotics.theory.one_step import effective_ridge, spike_correction, spike_correction_derivative
+    from asymptotics.theory.one_step.spike_parameters import signal_spike_sq
 
     er = effective_ridge(model, psi1, psi2, lam)
-    th1 = eta**2 * model.mu1**2 * model.mu1_star**2
+    th1 = signal_spike_sq(model, eta)  # θ1² = η²μ1²μ1*²
     z = er.z
     D = spike_correction(z, psi2, th1, th1)
     dD = spike_correction_derivative(z, psi2, th1, th1)

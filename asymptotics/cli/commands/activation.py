@@ -1,4 +1,5 @@
-"""``asymptotics activation NAME|EXPR``: the Gaussian constants of an activation."""
+"""``asymptotics activation NAME|EXPR``: the Gaussian constants of an activation (a thin wrapper over
+``asy.activation``, :mod:`asymptotics.api.activation_constants`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,16 @@ from typing import Annotated
 
 import typer
 
-from ...errors import ParameterError
-from ...results import Result, base_meta, record
-from ..common import CenterOpt, FormatOpt, OutOpt, check_output, emit, resolve_activation
+from ..api_call import compute
+from ..common import CenterOpt, FormatOpt, OutOpt, emit
+
+
+def _activation(**params):
+    from ...api.activation_constants import activation
+
+    act = activation(params.pop("spec"), **params)
+    act.rows  # noqa: B018 - the constants are computed here, inside the command's error handling
+    return act.result
 
 
 def activation_command(
@@ -19,17 +27,13 @@ def activation_command(
     out: OutOpt = None,
 ) -> None:
     """Print μ0, μ1, μ2, E σ², E σ'², Var σ' and the Hermite coefficients c_0..c_12."""
-    check_output(fmt, out)
-    if method not in ("auto", "float64", "mpmath"):
-        raise ParameterError("--method", method, "one of auto, float64, mpmath")
-    act = resolve_activation(spec, center, "SPEC")
-    c = act.constants(method)
-    row = {"activation": act.name, "expression": str(act.raw), **record(c)}
+    result = compute(_activation, fmt, out, spec=spec, center=center, method=method)
     if fmt == "table" and out is None:
         from rich.console import Console
         from rich.table import Table
 
-        t = Table(title=f"Gaussian constants of {act.name}{' (centred)' if center else ''}, z ~ N(0,1)")
+        row = result.rows[0]
+        t = Table(title=f"Gaussian constants of {row['activation']}{' (centred)' if center else ''}, z ~ N(0,1)")
         t.add_column("quantity")
         t.add_column("value", justify="right")
         for k, v in row.items():
@@ -40,8 +44,7 @@ def activation_command(
                 t.add_row(k, f"{v:.15g}" if isinstance(v, float) else str(v))
         Console().print(t)
         return
-    meta = base_meta(command="activation", offset=act.offset, kinks=list(act.kinks))
-    emit(Result(rows=[row], meta=meta), fmt, out)
+    emit(result, fmt, out)
 
 
 def register(app: typer.Typer) -> None:

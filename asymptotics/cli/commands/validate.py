@@ -1,17 +1,19 @@
-"""``asymptotics validate``: run the theory-vs-simulation cases and print a verdict table."""
+"""``asymptotics validate``: run the theory-vs-simulation cases and print a verdict table (a thin
+wrapper over ``asy.validate``, :mod:`asymptotics.api.validation`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ...api import validation as api
 from ...errors import ParameterError
-from ...params import check_int
-from ...results import Columns, Result, base_meta
-from ..common import AllOpt, ColumnsOpt, FormatOpt, OutOpt, check_output, emit
+from ..api_call import compute
+from ..common import AllOpt, ColumnsOpt, FormatOpt, OutOpt, emit
 
-TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation", "se", "z", "tolerance", "passed"))
+TABLE = api.TABLE
 
 
 def validate_command(
@@ -21,49 +23,37 @@ def validate_command(
     list_cases: Annotated[bool, typer.Option("--list", help="List the cases and exit.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel workers for the simulations.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Root seed (numpy SeedSequence).")] = 20260101,
+    finite_size: Annotated[bool, typer.Option("--finite-size", help="Finite-size studies: a ladder of d per case, "
+                           "the d → ∞ limit by a weighted fit, verdict |L − theory| ≤ 3 se(L) with no allowance "
+                           "(docs/finite-size.md); --quick: d ≈ 200–800, default: up to 4000, --full: up to 8000.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="With --finite-size: the largest ladders (d up to 8000).")] = False,
+    budget: Annotated[float | None, typer.Option("--budget", min=1, help="With --finite-size: seconds of wall time per study.")] = None,
+    studies_out: Annotated[Path | None, typer.Option("--studies-out", help="With --finite-size: also write each study (per-d means, fits) here.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="With --finite-size: ignore the per-seed store.")] = False,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
     columns: ColumnsOpt = None,
     show_all: AllOpt = False,
 ) -> None:
-    """Theory vs simulation: theory, simulation ± s.e., z-score, tolerance, pass/fail. Exit status 1 on failure."""
-    from validation.registry import CaseConfig, cases, run_cases
+    """Theory vs simulation: theory, simulation ± s.e., z-score, allowance, tolerance, pass/fail. Exit status 1 on failure."""
+    if finite_size:
+        from .validate_finite_size import run_finite_size
 
-    check_output(fmt, out)
-    check_int("--workers", workers, 1, 1024)
-    check_int("--seed", seed, 0)
-    if family is not None:
-        families = sorted({c.family for c in cases()})
-        if family not in families:
-            raise ParameterError("--family", family, f"one of {', '.join(families)}")
-    selected = cases(case, family, quick)
-    if list_cases:
-        emit(
-            Result(rows=[{"case": c.name, "family": c.family, "quick": c.quick, "description": c.description} for c in selected], meta=base_meta(command="validate --list")),
-            fmt,
-            out,
-            columns,
-            show_all,
-        )
+        run_finite_size(quick=quick, full=full, cases=case, family=family, list_cases=list_cases, seed=seed,
+                        budget_s=budget, fmt=fmt, out=out, studies_out=studies_out, use_cache=not no_cache)
         return
-    if not selected:
+    if full or budget is not None or studies_out is not None or no_cache:
+        raise ParameterError("--full/--budget/--studies-out/--no-cache", "given", "only with --finite-size")
+    result = compute(api.validate, fmt, out, quick=quick, case=case, family=family, list_cases=list_cases,
+                     workers=workers, seed=seed)
+    if not list_cases and result.meta.get("total") == 0:
         typer.echo("no validation case selected", err=True)
         raise typer.Exit(1)
-    from rich.progress import Progress
-
-    with Progress(transient=True) as prog:
-        task = prog.add_task("validating", total=len(selected))
-
-        def step(name):
-            prog.update(task, description=f"case {name}", advance=0)
-
-        cfg = CaseConfig(quick=quick, workers=workers, seed=seed)
-        checks, timings = run_cases(selected, cfg, progress=lambda n: (step(n), prog.advance(task)))
-    rows = [c.as_row() for c in checks]
-    failed = [c for c in checks if not c.passed]
-    meta = base_meta(command="validate", quick=quick, seed=seed, workers=workers, timings=timings, failed=len(failed), total=len(checks))
-    emit(Result(rows=rows, meta=meta, columns=TABLE), fmt, out, columns, show_all)
-    typer.echo(f"{len(checks) - len(failed)} passed, {len(failed)} failed", err=True)
+    emit(result, fmt, out, columns, show_all)
+    if list_cases:
+        return
+    failed, total = result.meta["failed"], result.meta["total"]
+    typer.echo(f"{total - failed} passed, {failed} failed", err=True)
     if failed:
         raise typer.Exit(1)
 

@@ -26,44 +26,16 @@ Example::
 
 from __future__ import annotations
 
-import math
 from typing import Annotated
 
 import typer
 
-from ...errors import ParameterError
-from ...grids import parse_values
-from ...results import Result, base_meta
-from ..common import (
-    CenterOpt,
-    FormatOpt,
-    OutOpt,
-    StudentOpt,
-    TeacherOpt,
-    activations_meta,
-    build_grid,
-    emit,
-    grid_option,
-    resolve_activation,
-)
+from ...api import spectra as api
+from ..api_call import compute
+from ..common import CenterOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, emit, grid_option
 
-_SCALAR_KEYS = ("support", "atom", "atom_error", "outliers", "edges", "mass", "status", "residual", "height")
-
-
-def _width(width: str | None, d: str | None, ratio: float) -> float:
-    if d is not None:
-        if width is not None:
-            raise ParameterError("--d", d, "not given together with --width")
-        dv = parse_values("--d", d)
-        if len(dv) != 1 or not (dv[0] >= 2 and float(dv[0]).is_integer()):
-            raise ParameterError("--d", d, "one integer dimension d >= 2")
-        return float(round(ratio * dv[0]))
-    if width is None or width.strip().lower() in ("inf", "infinity"):
-        return math.inf
-    wv = parse_values("--width", width)
-    if len(wv) != 1 or not (math.isfinite(wv[0]) and wv[0] >= 1):
-        raise ParameterError("--width", width, "one number of neurons N >= 1, or inf")
-    return float(wv[0])
+# The body lives with the API (asymptotics.api.spectra); kept here under its name.
+_SCALAR_KEYS = api.SCALAR_KEYS
 
 
 def spectrum_command(
@@ -93,59 +65,15 @@ def spectrum_command(
     out: OutOpt = None,
 ) -> None:
     """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W1^T W1 or the CK."""
-    from ...theory.spectra import ba_step, ck_spectrum, cui_step, weights_spectrum
-
-    if matrix not in ("weights", "ck"):
-        raise ParameterError("--matrix", matrix, "weights or ck")
-    if protocol not in ("ba", "cui"):
-        raise ParameterError("--protocol", protocol, "ba or cui")
-    if regime not in ("small", "large"):
-        raise ParameterError("--regime", regime, "small or large")
-    if protocol == "cui" and regime != "small":
-        raise ParameterError("--regime", regime, "not given with --protocol cui (always a large step)")
-    if equivalence not in ("conditional", "gaussian"):
-        raise ParameterError("--equivalence", equivalence, "conditional or gaussian")
-    if not (isinstance(points, int) and 2 <= points <= 1_000_000):
-        raise ParameterError("--points", points, "an integer in [2, 1000000]")
-    s = resolve_activation(student, center, "student")
-    t = resolve_activation(teacher, center, "teacher")
-    xs = None if x is None else parse_values("--x", x)
-    if protocol == "ba":
-        grid = build_grid(psi1=psi1, psi2=psi2, eta=eta, noise=noise)
-    else:
-        a0 = [math.inf] if alpha0.strip().lower() in ("inf", "infinity") else None
-        grid = build_grid(alpha=alpha, beta=beta, eta_tilde=eta_tilde, noise=noise,
-                          **({} if a0 else {"alpha0": alpha0}))
-        if a0:
-            grid = [dict(g, alpha0=math.inf) for g in grid]
-    rows, spectra = [], []
-    for g in grid:
-        if protocol == "ba":
-            step = ba_step(s, t, psi1=g["psi1"], psi2=g["psi2"], eta=g["eta"], noise=g["noise"], regime=regime,
-                           center=center)
-        else:
-            step = cui_step(s, t, alpha=g["alpha"], beta=g["beta"], eta_tilde=g["eta_tilde"], alpha0=g["alpha0"],
-                            noise=g["noise"], center=center)
-        w = _width(width, d, step.width_ratio)
-        if matrix == "weights":
-            res = weights_spectrum(step, x=xs, points=points, before=before, width=w, types=max(types, 64))
-        else:
-            res = ck_spectrum(step, x=xs, points=points, before=before, width=w, equivalence=equivalence,
-                              types=types, kappa_nodes=kappa_nodes)
-        params = {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in g.items()}
-        for r in res.rows():
-            rows.append({**params, **r} if len(grid) > 1 else r)
-        spectra.append({"point": params, **res.meta()})
-    meta = base_meta(command="theory spectrum", matrix=matrix, protocol=protocol,
-                     regime="large" if protocol == "cui" else regime, before=before,
-                     **activations_meta(student=s, teacher=t), spectra=spectra,
-                     formulas="docs/spectra.md (status of each formula there)")
-    if len(spectra) == 1:
-        meta.update({k: spectra[0][k] for k in _SCALAR_KEYS})
-    for sp in spectra:
+    result = compute(api.spectrum, fmt, out, notes="", matrix=matrix, protocol=protocol, regime=regime,
+                     student=student, teacher=teacher, center=center, psi1=psi1, psi2=psi2, eta=eta, alpha=alpha,
+                     beta=beta, eta_tilde=eta_tilde, alpha0=alpha0, noise=noise, before=before,
+                     equivalence=equivalence, width=width, d=d, x=x, points=points, types=types,
+                     kappa_nodes=kappa_nodes)
+    for sp in result.meta["spectra"]:
         for note in sp.get("notes", []):
             typer.echo(f"note: {note}", err=True)
-    emit(Result(rows=rows, meta=meta), fmt, out)
+    emit(result, fmt, out)
 
 
 def register(theory_app: typer.Typer) -> None:

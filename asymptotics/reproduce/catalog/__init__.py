@@ -11,6 +11,9 @@ from . import (
     cui_k_types,
     cui_learning_curves,
     cui_step_hurts,
+    finite_size,
+    spectra,
+    srf_map_validity,
     tab_ba_risk,
     tab_large_step,
     tab_srf_grid,
@@ -34,4 +37,7 @@ ITEMS = (
     tab_srf_network.ITEM,
     tab_srf_grid.ITEM,
     tab_large_step.ITEM,
+    *spectra.ITEMS,
+    srf_map_validity.ITEM,
+    *finite_size.ITEMS,
 )

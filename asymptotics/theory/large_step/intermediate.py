@@ -52,6 +52,7 @@ import numpy as np
 from ...activations import Activation, activation
 from ...errors import DegenerateWarning, ParameterError
 from ...params import check_in_range, check_int, check_nonnegative, check_positive
+from ..first_gradient import correlation_norm_sq
 
 __all__ = [
     "SpikeCount",
@@ -175,7 +176,8 @@ def removed_energy(teacher, overlap: float, spikes: int, *, center: bool = True)
 
 
 def spike_overlap(teacher, psi1: float, noise: float = 0.0, *, center: bool = True) -> float:
-    r"""γ = μ1*/√(μ1*² + E y²/ψ1), E y² = E σ*² + σ_ε²: the overlap ⟨β̂, β*⟩ of the first-step
+    r"""γ = μ1*/√(μ1*² + E y²/ψ1), E y² = E σ*² + σ_ε² (the denominator is s² of
+    :func:`asymptotics.theory.first_gradient.correlation_norm_sq`): the overlap ⟨β̂, β*⟩ of the first-step
     direction β̂ = Xᵀy/‖Xᵀy‖ with the teacher (``docs/one-step.md``, ρ; the large-step limit of the
     alignment, reached when the spike is far above its BBP threshold).
 
@@ -186,7 +188,7 @@ def spike_overlap(teacher, psi1: float, noise: float = 0.0, *, center: bool = Tr
     p = check_positive("psi1", psi1)
     s = check_nonnegative("noise", noise)
     ey2 = t.second_moment + s * s
-    return float(abs(t.mu1) / math.sqrt(t.mu1**2 + ey2 / p)) * (1.0 if t.mu1 >= 0 else -1.0)
+    return float(abs(t.mu1) / math.sqrt(correlation_norm_sq(t.mu1, ey2, p))) * (1.0 if t.mu1 >= 0 else -1.0)
 
 
 @dataclass(frozen=True)

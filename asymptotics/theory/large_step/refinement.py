@@ -16,7 +16,8 @@ loop that raises the resolution along a ladder until an answer is confirmed by t
    another status (a solve that failed).
 
 The last level of the ladder is only ever used by ``check`` (for τ* a single evaluation of the
-objective there, for the risk a full solve).
+objective there, for the risk a full solve). :func:`refine_batch` runs the same loop for many items
+at once, with the work of each level done in one batch (the exact risk over a grid of ridges).
 
 >>> from asymptotics.solvers import Status
 >>> ladder = [4, 8, 16, 32]                    # midpoint rule for ∫₀¹ x² dx = 1/3
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 from ...solvers import Status
 
-__all__ = ["Check", "Refinement", "refine"]
+__all__ = ["Check", "Refinement", "refine", "refine_batch"]
 
 
 @dataclass(frozen=True)
@@ -91,29 +92,82 @@ def refine(
 ) -> Refinement:
     """Solve along ``levels`` until an answer agrees with the next finer resolution (see the module
     docstring). ``levels`` needs at least two entries."""
+    (out,) = refine_batch(
+        lambda level, items, previous: [solve(level, None if previous is None else previous[0])],
+        levels,
+        lambda answers, level, finer, items: [check(answers[0], level, finer)],
+        count=1,
+        stop=stop,
+    )
+    return out
+
+
+def refine_batch(
+    solve: Callable[[object, list, list | None], list],
+    levels: Sequence,
+    check: Callable[[list, object, object, list], list],
+    *,
+    count: int,
+    stop: Callable[[object], Status | None] | None = None,
+) -> list[Refinement]:
+    """:func:`refine` for ``count`` independent items at once, so that the work of one level can be
+    done in one batch (e.g. one compiled call over many grid points).
+
+    ``solve(level, items, previous)`` returns the answers of the listed items (indices) at
+    ``level`` (``previous``: their answers at the level before, or ``None`` at the first level);
+    ``check(answers, level, finer, items)`` returns one :class:`Check` per listed item. Every item
+    follows exactly the sequence of levels it would follow alone: all items still unresolved are at
+    the same level, and an item leaves the loop as soon as :func:`refine` would return it.
+    """
     levels = list(levels)
     if len(levels) < 2:
         raise ValueError("refine needs at least two resolutions")
-    answer = solve(levels[0], None)
+    items = list(range(int(count)))
+    answer = dict(zip(items, solve(levels[0], items, None), strict=True))
+    sequence = {i: [(levels[0], answer[i])] for i in items}
+    last: dict = dict.fromkeys(items)
+    out: dict = {}
+    active = items
     level = levels[0]
-    sequence = [(level, answer)]
-    last = None
-    for i, finer in enumerate(levels[1:], start=1):
-        status = stop(answer) if stop is not None else None
-        if status is not None:  # this answer is not checked
-            return Refinement(answer, level, None, tuple(sequence), status)
-        last = check(answer, level, finer)
-        if last.agrees:
-            if last.finer is not None:
-                sequence.append((finer, last.finer))
-            return Refinement(answer, level, last, tuple(sequence), Status.CONVERGED)
-        if last.finer is not None:
-            answer = last.finer
-        elif i < len(levels) - 1:
-            answer = solve(finer, answer)
-        else:
+    for k, finer in enumerate(levels[1:], start=1):
+        go = []
+        for i in active:
+            status = stop(answer[i]) if stop is not None else None
+            if status is not None:  # this answer is not checked
+                out[i] = Refinement(answer[i], level, None, tuple(sequence[i]), status)
+            else:
+                go.append(i)
+        if not go:
+            active = []
             break
+        checks = check([answer[i] for i in go], level, finer, go)
+        active, unsolved = [], []
+        for i, chk in zip(go, checks, strict=True):
+            last[i] = chk
+            if chk.agrees:
+                if chk.finer is not None:
+                    sequence[i].append((finer, chk.finer))
+                out[i] = Refinement(answer[i], level, chk, tuple(sequence[i]), Status.CONVERGED)
+            elif chk.finer is not None:
+                answer[i] = chk.finer
+                sequence[i].append((finer, chk.finer))
+                active.append(i)
+            elif k < len(levels) - 1:
+                unsolved.append(i)
+            else:  # the last level was only probed: the most resolved answer stays
+                out[i] = _unresolved(answer[i], level, chk, sequence[i], stop)
+        if unsolved:
+            for i, a in zip(unsolved, solve(finer, unsolved, [answer[i] for i in unsolved]), strict=True):
+                answer[i] = a
+                sequence[i].append((finer, a))
+                active.append(i)
+            active.sort()
         level = finer
-        sequence.append((level, answer))
+    for i in active:
+        out[i] = _unresolved(answer[i], level, last[i], sequence[i], stop)
+    return [out[i] for i in items]
+
+
+def _unresolved(answer, level, last, sequence, stop) -> Refinement:
     status = stop(answer) if stop is not None else None
     return Refinement(answer, level, last, tuple(sequence), Status.UNRESOLVED if status is None else status)

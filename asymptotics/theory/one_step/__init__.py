@@ -43,7 +43,13 @@ from .spike import (
     spike_correction_derivative,
     top_singular_value_sq,
 )
-from .spike_parameters import SpikeParameters, bbp_separated, critical_learning_rate, spike_strength_sq
+from .spike_parameters import (
+    MAX_RISK_THETA_SQ,
+    SpikeParameters,
+    bbp_separated,
+    critical_learning_rate,
+    spike_strength_sq,
+)
 
 __all__ = [
     "OneStepModel",
@@ -57,6 +63,7 @@ __all__ = [
     "spike",
     "rectangular_spike",
     "spike_strength_sq",
+    "MAX_RISK_THETA_SQ",
     "bbp_separated",
     "critical_learning_rate",
     "top_singular_value_sq",

@@ -1,5 +1,5 @@
-"""Validation of array-valued parameters (the scalar checks of :mod:`asymptotics.params`, applied
-elementwise, naming the first offending value)."""
+"""Helpers of the one-step results: broadcasting of validated parameter arrays (validated by
+:func:`asymptotics.params.check_array`), scalar outputs, ``as_dict``."""
 
 from __future__ import annotations
 
@@ -8,26 +8,7 @@ from dataclasses import asdict
 import numpy as np
 
 from ...errors import ParameterError
-
-_RANGES = {
-    "positive": ("> 0 (valid range: (0, inf))", lambda a: a > 0),
-    "nonnegative": (">= 0 (valid range: [0, inf))", lambda a: a >= 0),
-}
-
-
-def as_param_array(name: str, value, kind: str = "positive") -> np.ndarray:
-    """``value`` as a float64 array, every element finite and in the range ``kind``
-    (``positive``, ``nonnegative``); otherwise :class:`ParameterError` naming ``name``."""
-    valid, ok = _RANGES[kind]
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(name, value, f"a real number {valid}", "not numeric") from None
-    bad = ~(np.isfinite(arr) & ok(arr))
-    if np.any(bad):
-        v = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ParameterError(name, float(v), valid, "not finite" if not np.isfinite(v) else "")
-    return arr
+from ...params import check_array
 
 
 def broadcast_params(**arrays):
@@ -42,10 +23,10 @@ def broadcast_params(**arrays):
 
 def risk_grid(psi1, psi2, lam, eta):
     """The validated inputs of a risk (ψ1, ψ2 > 0, λ, η ≥ 0) broadcast to a common shape."""
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
+    eta = check_array("eta", eta, "nonnegative")
     return broadcast_params(psi1=psi1, psi2=psi2, lam=lam, eta=eta)
 
 

@@ -72,4 +72,40 @@ def teacher_energy(theta1_sq, psi2):
     return psi2 + theta1_sq
 
 
-__all__ = ['spike_correction', 'spike_correction_derivative', 'outlier_sq', 'bbp_indicator', 'overlap_u_sq', 'overlap_beta_sq', 'overlap_v_sq', 'teacher_energy']
+def outlier_sq_large(inv_theta_sq, psi2):
+    """s₁(W₁)² at the pole (meaningful above the BBP threshold).
+    Large-θ² form (no overflow): w = 1/θ² (``inv_theta_sq``), ρ² = θ1²/θ² (``rho_sq``).
+
+    (inv_theta_sq + 1)*(inv_theta_sq*psi2 + 1)/inv_theta_sq
+    """
+    return (inv_theta_sq + 1)*(inv_theta_sq*psi2 + 1)/inv_theta_sq
+
+
+def overlap_u_sq_large(inv_theta_sq, psi2):
+    """⟨u₁, u⟩² above the threshold.
+    Large-θ² form (no overflow): w = 1/θ² (``inv_theta_sq``), ρ² = θ1²/θ² (``rho_sq``).
+
+    -(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq + 1)
+    """
+    return -(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq + 1)
+
+
+def overlap_beta_sq_large(inv_theta_sq, rho_sq, psi2):
+    """⟨u₁, β*⟩² above the threshold.
+    Large-θ² form (no overflow): w = 1/θ² (``inv_theta_sq``), ρ² = θ1²/θ² (``rho_sq``).
+
+    -rho_sq*(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq + 1)
+    """
+    return -rho_sq*(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq + 1)
+
+
+def overlap_v_sq_large(inv_theta_sq, psi2):
+    """⟨v₁, a/‖a‖⟩² above the threshold.
+    Large-θ² form (no overflow): w = 1/θ² (``inv_theta_sq``), ρ² = θ1²/θ² (``rho_sq``).
+
+    -(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq*psi2 + 1)
+    """
+    return -(inv_theta_sq**2*psi2 - 1)/(inv_theta_sq*psi2 + 1)
+
+
+__all__ = ['spike_correction', 'spike_correction_derivative', 'outlier_sq', 'bbp_indicator', 'overlap_u_sq', 'overlap_beta_sq', 'overlap_v_sq', 'teacher_energy', 'outlier_sq_large', 'overlap_u_sq_large', 'overlap_beta_sq_large', 'overlap_v_sq_large']

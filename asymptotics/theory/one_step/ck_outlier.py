@@ -40,7 +40,7 @@ from ...solvers import SolverResult
 from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel
 from .spike import top_singular_value_sq
-from .spike_parameters import spike_parameters
+from .spike_parameters import check_risk_spike, spike_parameters
 
 __all__ = ["population_spike", "outlier_map", "outlier_map_derivative", "ck_bulk_edge", "CKSpectrum", "ck_outlier"]
 
@@ -128,6 +128,7 @@ class CKSpectrum(AsDict):
 def ck_outlier(model: OneStepModel, psi1, psi2, eta) -> CKSpectrum:
     """The trained-CK spike (see the module docstring); broadcast over ``psi1, psi2, eta``."""
     p = spike_parameters(model, psi1, psi2, eta)
+    check_risk_spike(p.theta_sq, p.eta)
     psi1, psi2 = p.psi1, p.psi2
     scalar = psi1.ndim == 0
 

@@ -35,12 +35,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
+from ...params import check_array
 from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
 from . import _spike_generated as gen
-from ._checks import as_param_array, broadcast_params
+from ._checks import broadcast_params
 from .model import OneStepModel
 from .risk_deterministic_equivalent import quadratic_form_bias
-from .spike_parameters import signal_spike_sq
+from .spike_parameters import check_risk_spike, signal_spike_sq
 
 __all__ = [
     "best_linear_floor",
@@ -77,8 +78,8 @@ def _zstar(model, lam):
 def risk0_infinite_samples(model: OneStepModel, psi2, lam):
     r"""lim_{ψ1→∞} R0 = μ2*² + μ1*² [γ m̄(z*) − z* (λ/μ1²) m̄'(z*)],  z* = −(μ2² + λ)/μ1²."""
     _need_mu1(model)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
     psi2, lam = broadcast_params(psi2=psi2, lam=lam)
     z = _zstar(model, lam)
     if model.mu2_sq == 0 and np.any(lam == 0):
@@ -91,13 +92,14 @@ def risk0_infinite_samples(model: OneStepModel, psi2, lam):
 def delta_infinite_samples(model: OneStepModel, psi2, lam, eta):
     r"""lim_{ψ1→∞} δ = μ1*² [γ Δ(z*) − z* (λ/μ1²) Δ'(z*)] with θ² = θ1² = η²μ1²μ1*²."""
     _need_mu1(model)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
+    eta = check_array("eta", eta, "nonnegative")
     psi2, lam, eta = broadcast_params(psi2=psi2, lam=lam, eta=eta)
     z = _zstar(model, lam)
     mb, mbp = np.asarray(gram_stieltjes(z, psi2)), np.asarray(gram_stieltjes_derivative(z, psi2))
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     D = gen.spike_correction(mb, th1, th1)
     dD = gen.spike_correction_derivative(mb, mbp, th1, th1)
     kt = lam / model.mu1**2
@@ -114,19 +116,20 @@ def delta_infinite_samples_ridgeless(model: OneStepModel, psi2, eta):
     _need_mu1(model)
     if model.mu2_sq == 0:
         raise ParameterError("student", model.student or "σ", "a nonlinear student (μ2 > 0)")
-    psi2 = as_param_array("psi2", psi2)
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi2 = check_array("psi2", psi2)
+    eta = check_array("eta", eta, "nonnegative")
     psi2, eta = broadcast_params(psi2=psi2, eta=eta)
     g = model.gamma
     mb = np.asarray(gram_stieltjes(-g * np.ones_like(psi2), psi2))
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     return _o(model.mu1_star**2 * g * gen.spike_correction(mb, th1, th1))  # μ1*² γ Δ(−γ), θ² = θ1²
 
 
 def infinite_width_ridge(model: OneStepModel, psi1):
     r"""k = lim κ/(μ1² ψ2) as ψ2 → ∞: the positive root of ψ1 k² + (ψ1 − γ − 1) k − γ = 0."""
     _need_mu1(model)
-    psi1 = as_param_array("psi1", psi1)
+    psi1 = check_array("psi1", psi1)
     g = model.gamma
     b = psi1 - g - 1
     disc = np.sqrt(b * b + 4 * psi1 * g)
@@ -144,7 +147,7 @@ def _df2_infinite_width(psi1, k):
 
 def risk0_infinite_width(model: OneStepModel, psi1):
     r"""lim_{ψ2→∞} R0 = μ2*² + [μ1*² k²/(1 + k)² + (σ_ε² + μ2*²) df2]/(1 − df2), df2 = 1/(ψ1(1 + k)²)."""
-    psi1 = as_param_array("psi1", psi1)
+    psi1 = check_array("psi1", psi1)
     k = np.asarray(infinite_width_ridge(model, psi1))
     df2 = _df2_infinite_width(psi1, k)
     return _o(model.mu2_star_sq + (model.mu1_star**2 * k**2 / (1 + k) ** 2 + model.effective_noise_sq * df2) / (1 - df2))
@@ -152,10 +155,11 @@ def risk0_infinite_width(model: OneStepModel, psi1):
 
 def delta_infinite_width_coefficient(model: OneStepModel, psi1, eta):
     r"""C in δ ≈ C/ψ2 (ψ2 → ∞): C = 2 μ1*² θ1² k²/((1 + k)³ (1 − df2)), θ1² = η²μ1²μ1*²."""
-    psi1 = as_param_array("psi1", psi1)
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    eta = check_array("eta", eta, "nonnegative")
     psi1, eta = broadcast_params(psi1=psi1, eta=eta)
     k = np.asarray(infinite_width_ridge(model, psi1))
     df2 = _df2_infinite_width(psi1, k)
     th1 = np.asarray(signal_spike_sq(model, eta))
+    check_risk_spike(th1, eta)  # θ² = θ1² in these limits
     return _o(2 * model.mu1_star**2 * th1 * k**2 / ((1 + k) ** 3 * (1 - df2)))

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
+from ...params import check_array
 from ...random_matrix import (
     gram_stieltjes,
     gram_stieltjes_derivative,
@@ -50,9 +51,9 @@ from ...random_matrix import (
 )
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
-from ._checks import AsDict, as_param_array, broadcast_params, risk_grid
+from ._checks import AsDict, broadcast_params, risk_grid
 from .model import OneStepModel
-from .spike_parameters import signal_spike_sq, spike_strength_sq
+from .spike_parameters import check_risk_spike, signal_spike_sq, spike_strength_sq
 
 __all__ = [
     "EffectiveRidge",
@@ -160,9 +161,9 @@ def effective_ridge(model: OneStepModel, psi1, psi2, lam) -> EffectiveRidge:
 
     For μ1 = 0 (Σ = μ2² I): κ² + κ(μ2²(1 − r) − λ) − λμ2² = 0, r = ψ2/ψ1 (positive root).
     """
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
     psi1, psi2, lam = broadcast_params(psi1=psi1, psi2=psi2, lam=lam)
     interpolation_check(psi1, psi2, lam, model.mu2_sq)
     r = psi2 / psi1
@@ -262,6 +263,7 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
         r0 = risk_from_quadratic_form(model, er, mb, mbp)
         th1 = np.asarray(signal_spike_sq(model, eta))
         th = np.asarray(spike_strength_sq(model, psi1, eta))
+        check_risk_spike(th, eta)
         D = gen.spike_correction(mb, th, th1)
         dD = gen.spike_correction_derivative(mb, mbp, th, th1)
         delta = model.mu1_star**2 / (1 - er.df2) * quadratic_form_bias(model, z, er.kappa_tilde, D, dD)

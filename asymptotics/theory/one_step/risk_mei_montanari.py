@@ -52,8 +52,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
+from ...params import check_array
 from ...solvers import FixedPoint, SolverResult, fixed_point
-from ._checks import as_param_array, broadcast_params
+from ._checks import broadcast_params
 from .model import OneStepModel
 from .risk_deterministic_equivalent import RiskResult, interpolation_check
 
@@ -83,9 +84,9 @@ def mm_parameters(model: OneStepModel, psi1, psi2, lam) -> MMParameters:
     if model.mu2_sq == 0:
         raise ParameterError("student", model.student or "σ", "a nonlinear student (μ2 > 0) for route A",
                              "ζ = μ1/μ2 is infinite; use route B or C")
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    lam = as_param_array("lam", lam, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    lam = check_array("lam", lam, "nonnegative")
     psi1, psi2, lam = broadcast_params(psi1=psi1, psi2=psi2, lam=lam)
     lam_bar = lam / (psi2 * model.mu2_sq)
     return MMParameters(p1=psi2, p2=psi1, zeta=abs(model.mu1) / model.mu2, lam_bar=lam_bar,
@@ -158,7 +159,7 @@ def risk0(model: OneStepModel, psi1, psi2, lam):
 
 def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     """R0 by route A (:func:`risk0`); R1 and δ are not given by this route (``None``)."""
-    as_param_array("eta", eta, "nonnegative")
+    check_array("eta", eta, "nonnegative")
     prm = mm_parameters(model, psi1, psi2, lam)
     interpolation_check(prm.p2, prm.p1, np.asarray(prm.lam_bar), model.mu2_sq)
     chi, sol = mm_chi(prm)

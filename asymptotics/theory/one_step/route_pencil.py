@@ -86,7 +86,7 @@ from ._checks import risk_grid
 from .derivation import woodbury_quadratic_form
 from .model import OneStepModel
 from .risk_deterministic_equivalent import RiskResult
-from .spike_parameters import signal_spike_sq, spike_strength_sq
+from .spike_parameters import check_risk_spike, signal_spike_sq, spike_strength_sq
 
 __all__ = ["SYSTEM_NAME", "SYSTEM_NAME_FULL", "SYSTEM_NAME_SCHUR", "one_step_ridge_pencil", "spike_corrections",
            "schur_system", "schur_tangents", "kernels", "solve_traces", "risk",
@@ -386,6 +386,7 @@ def risk(model: OneStepModel, psi1, psi2, lam, eta=0.0) -> RiskResult:
     a1, a2, al, ae = f
     th1 = np.asarray(signal_spike_sq(model, ae))
     th = np.asarray(spike_strength_sq(model, a1, ae))
+    check_risk_spike(th, ae)
     n = a1.size
     if n == 0:
         empty = np.empty(shape)

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...params import check_array
 from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
-from ._checks import AsDict, as_output, as_param_array, broadcast_params
+from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel
 from .spike_parameters import bbp_separated, spike_parameters
 
@@ -55,27 +56,46 @@ def _out(x):
 
 
 # ---------------------------------------------------------------- the rectangular spiked model
-def _above_threshold(th, psi2, separated, fn, below):
-    """``fn(θ², ψ2)`` (a generated expression, meaningful above the threshold) where the spike is
-    separated, ``below`` elsewhere."""
-    return np.where(separated, fn(np.where(separated, th, 1.0), psi2), below)
+#: above this θ² the generated large-θ² forms (in w = 1/θ²) are used: the plain forms contain θ⁴,
+#: which overflows in float64 above θ² ≈ 1.3e154; both forms are exact to rounding at the switch,
+#: and every θ² below it is evaluated exactly as before
+LARGE_THETA_SQ = 1e100
+
+
+def _above_threshold(th, psi2, separated, fn, fn_large, below):
+    """``fn(θ², ψ2)`` (a generated expression, meaningful above the threshold) where the
+    spike is separated, ``below`` elsewhere; ``fn_large(1/θ², ψ2)`` (the same expression in
+    its large-θ² form) where θ² > :data:`LARGE_THETA_SQ`."""
+    large = separated & (th > LARGE_THETA_SQ)
+    plain = separated & ~large
+    value = np.where(plain, fn(np.where(plain, th, 1.0), psi2), below)
+    if np.any(large):
+        value = np.where(large, fn_large(1.0 / np.where(large, th, 1.0), psi2), value)
+    return value
 
 
 def _top_sv2(th, psi2, separated):
     # below the threshold: the bulk edge (1 + √ψ2)² of W₀W₀ᵀ (the upper MP edge)
-    return _above_threshold(th, psi2, separated, gen.outlier_sq, mp_edges(psi2)[1])
+    return _above_threshold(th, psi2, separated, gen.outlier_sq, gen.outlier_sq_large, mp_edges(psi2)[1])
 
 
 def _overlap_u(th, psi2, separated):
-    return _above_threshold(th, psi2, separated, gen.overlap_u_sq, 0.0)
+    return _above_threshold(th, psi2, separated, gen.overlap_u_sq, gen.overlap_u_sq_large, 0.0)
 
 
 def _overlap_v(th, psi2, separated):
-    return _above_threshold(th, psi2, separated, gen.overlap_v_sq, 0.0)
+    return _above_threshold(th, psi2, separated, gen.overlap_v_sq, gen.overlap_v_sq_large, 0.0)
 
 
 def _overlap_beta(th, th1, psi2, separated):
-    return np.where(separated, gen.overlap_beta_sq(np.where(separated, th, 1.0), th1, psi2), 0.0)
+    if not np.any(separated & (th > LARGE_THETA_SQ)):
+        return np.where(separated, gen.overlap_beta_sq(np.where(separated, th, 1.0), th1, psi2), 0.0)
+    th, th1 = np.broadcast_arrays(th, th1)
+    large = separated & (th > LARGE_THETA_SQ)
+    plain = separated & ~large
+    value = np.where(plain, gen.overlap_beta_sq(np.where(plain, th, 1.0), th1, psi2), 0.0)
+    rho_sq = np.where(large, th1, 0.0) / np.where(large, th, 1.0)   # ρ² = θ1²/θ²
+    return np.where(large, gen.overlap_beta_sq_large(1.0 / np.where(large, th, 1.0), rho_sq, psi2), value)
 
 
 def top_singular_value_sq(model: OneStepModel, psi1, psi2, eta):
@@ -208,8 +228,8 @@ def rectangular_spike(theta_sq, psi2):
     >>> [round(x, 4) for x in rectangular_spike(4.0, 2.0)]    # ψ2 = 2, θ = 2: s₁ = 2.7386
     [7.5, 0.7, 0.5833]
     """
-    th = as_param_array("theta_sq", theta_sq, "nonnegative")
-    p2 = as_param_array("psi2", psi2)
+    th = check_array("theta_sq", theta_sq, "nonnegative")
+    p2 = check_array("psi2", psi2)
     th, p2 = broadcast_params(theta_sq=th, psi2=p2)
     up = np.asarray(bbp_separated(th, p2))
     return _out(_top_sv2(th, p2, up)), _out(_overlap_u(th, p2, up)), _out(_overlap_v(th, p2, up))

@@ -33,9 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import ParameterError
+from ...params import check_array
 from ..first_gradient import correlation_norm_sq
 from . import _spike_generated as gen
-from ._checks import AsDict, as_param_array, broadcast_params
+from ._checks import AsDict, broadcast_params
 from .model import OneStepModel
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "signal_spike_sq",
     "noise_spike_sq",
     "spike_strength_sq",
+    "check_risk_spike",
+    "MAX_RISK_THETA_SQ",
     "bbp_separated",
     "critical_learning_rate",
     "SpikeParameters",
@@ -65,7 +69,7 @@ def sample_correlation_norm_sq(model: OneStepModel, psi1):
 
     The second term is sampling noise: E[y²]·d/n with E y² = μ1*² + μ2*² + σ_ε².
     """
-    psi1 = as_param_array("psi1", psi1)
+    psi1 = check_array("psi1", psi1)
     return _out(correlation_norm_sq(model.mu1_star, model.label_energy, psi1))
 
 
@@ -75,30 +79,63 @@ def teacher_overlap_sq(model: OneStepModel, psi1):
     return _out(model.mu1_star**2 / s2)
 
 
+def _check_finite_spike(theta_sq, eta):
+    """θ² must be a float64 number: an η so large that η²μ1²s² overflows is refused, naming η."""
+    theta_sq = np.asarray(theta_sq)
+    bad = ~np.isfinite(theta_sq)
+    if np.any(bad):
+        e = float(np.broadcast_to(np.asarray(eta, dtype=float), theta_sq.shape)[bad].ravel()[0])
+        raise ParameterError("eta", e, "such that θ² = η²μ1²s² is finite in float64 (< 1.8e308)",
+                             "the spike strength overflows")
+    return theta_sq
+
+
 def signal_spike_sq(model: OneStepModel, eta):
     r"""θ1² = η² μ1² μ1*² (the part of θ² carried by the teacher direction)."""
-    eta = as_param_array("eta", eta, "nonnegative")
-    return _out(eta**2 * model.mu1**2 * model.mu1_star**2)
+    eta = check_array("eta", eta, "nonnegative")
+    with np.errstate(over="ignore"):
+        return _out(_check_finite_spike(eta**2 * model.mu1**2 * model.mu1_star**2, eta))
 
 
 def noise_spike_sq(model: OneStepModel, psi1, eta):
     r"""θ2² = η² μ1² (μ1*² + μ2*² + σ_ε²)/ψ1 (sampling noise of the gradient; depends on μ2*, σ_ε)."""
-    psi1 = as_param_array("psi1", psi1)
-    eta = as_param_array("eta", eta, "nonnegative")
-    return _out(eta**2 * model.mu1**2 * model.label_energy / psi1)
+    psi1 = check_array("psi1", psi1)
+    eta = check_array("eta", eta, "nonnegative")
+    with np.errstate(over="ignore"):
+        return _out(_check_finite_spike(eta**2 * model.mu1**2 * model.label_energy / psi1, eta))
+
+
+#: the largest θ² accepted by the risks (routes B, C) and the CK outlier: their formulas have
+#: θ⁴-sized intermediates (Δ', the outlier map ℓ²m_H(ℓ)), which overflow in float64 above θ² ≈ 1e154
+MAX_RISK_THETA_SQ = 1e150
+
+
+def check_risk_spike(theta_sq, eta) -> None:
+    """Refuse, naming η, a spike too strong for the risk and CK formulas (θ² > MAX_RISK_THETA_SQ)
+    instead of letting them overflow to NaN; the spike and its overlaps (:mod:`.spike`) accept any
+    finite θ²."""
+    theta_sq = np.asarray(theta_sq)
+    bad = theta_sq > MAX_RISK_THETA_SQ
+    if np.any(bad):
+        e = float(np.broadcast_to(np.asarray(eta, dtype=float), theta_sq.shape)[bad].ravel()[0])
+        raise ParameterError("eta", e, f"such that θ² = η²μ1²s² <= {MAX_RISK_THETA_SQ:g} for the risks and the CK outlier",
+                             "beyond it their float64 formulas overflow; a step this large is the η = Θ(√N) "
+                             "regime (theory tau-star, theory large-step)")
 
 
 def spike_strength_sq(model: OneStepModel, psi1, eta):
-    r"""θ² = θ1² + θ2² (= η² μ1² s²)."""
-    return _out(np.asarray(signal_spike_sq(model, eta)) + np.asarray(noise_spike_sq(model, psi1, eta)))
+    r"""θ² = θ1² + θ2² (= η² μ1² s²); a :class:`ParameterError` naming ``eta`` when it overflows."""
+    with np.errstate(over="ignore"):
+        th = np.asarray(signal_spike_sq(model, eta)) + np.asarray(noise_spike_sq(model, psi1, eta))
+    return _out(_check_finite_spike(th, eta))
 
 
 def bbp_separated(theta_sq, psi2):
     r"""Whether the spike separates from the bulk: z'(m̄) > 0 at the pole of Q₁ (the derived
     ``bbp_indicator``), which is θ⁴ > ψ2 — the BBP transition of the rectangular spiked model.
     ``False`` at θ² = 0. Boolean (array)."""
-    theta_sq = as_param_array("theta_sq", theta_sq, "nonnegative")
-    psi2 = as_param_array("psi2", psi2)
+    theta_sq = check_array("theta_sq", theta_sq, "nonnegative")
+    psi2 = check_array("psi2", psi2)
     th, p2 = broadcast_params(theta_sq=theta_sq, psi2=psi2)
     pos = th > 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -109,7 +146,7 @@ def bbp_separated(theta_sq, psi2):
 
 def critical_learning_rate(model: OneStepModel, psi1, psi2):
     r"""η_c = ψ2^{1/4}/(|μ1| s): the BBP threshold θ⁴ = ψ2 as a learning rate (``inf`` when μ1 = 0)."""
-    psi2 = as_param_array("psi2", psi2)
+    psi2 = check_array("psi2", psi2)
     s2 = np.asarray(sample_correlation_norm_sq(model, psi1))
     s2, psi2 = broadcast_params(s2=s2, psi2=psi2)
     with np.errstate(divide="ignore"):
@@ -145,9 +182,9 @@ class SpikeParameters(AsDict):
 def spike_parameters(model: OneStepModel, psi1, psi2, eta) -> SpikeParameters:
     """All spike parameters at once, as float64 (boolean for ``separated``) arrays broadcast over
     ``psi1, psi2, eta`` (0-d for scalar inputs)."""
-    psi1 = as_param_array("psi1", psi1)
-    psi2 = as_param_array("psi2", psi2)
-    eta = as_param_array("eta", eta, "nonnegative")
+    psi1 = check_array("psi1", psi1)
+    psi2 = check_array("psi2", psi2)
+    eta = check_array("eta", eta, "nonnegative")
     psi1, psi2, eta = broadcast_params(psi1=psi1, psi2=psi2, eta=eta)
 
     def arr(x):

@@ -31,13 +31,17 @@ to the sources diag(ŵE/(1+V)) + ψ2 (Bh̃1)(Bh̃1)ᵀ on B and q̂2 + ψ2 c t̂
 over u use a :class:`~..readout_quadrature.ReadoutRule` (Gauss–Hermite by default, checked for
 convergence in the number of nodes K).
 
-The package: :mod:`.model` (the typed sRF, tabulated), :mod:`.solver` (its fixed point at one λ and N),
-:mod:`.result` (:class:`GaussianReadoutRisk`) and :mod:`.risk` (:func:`gaussian_readout_risk`, with the
-convergence checks in K and in the κ rule). The solve is reduced like the sRF solver's: (1) the responses (V(κ), τ(u)) form a closed system,
+The package: :mod:`.model` (the typed sRF, tabulated; tables cached), :mod:`.solver` (its fixed
+point at one λ and N, or along a list of λ), :mod:`.compiled` (the compiled kernels, rendered from
+the templates ``_kernel_template.py``, ``_mean_block_template.py``, ``_spectral_template.py`` and
+``_dense_template.py``), :mod:`.result`
+(:class:`GaussianReadoutRisk`), :mod:`.risk` (:func:`gaussian_readout_risk`, with the convergence
+checks in K and in the κ rule) and :mod:`.grid` (:func:`gaussian_readout_risk_grid` over (ψ1, λ)).
+The solve is reduced like the sRF solver's: (1) the responses (V(κ), τ(u)) form a closed system,
 solved by Anderson acceleration; (2) the spike–mean block (ω0, t) is linear given V and is solved
 exactly (:mod:`..spike_mean_block`); (3) the variances q(κ) solve a linear system whose spectral
 radius must be < 1. Every equation is then evaluated once at the solution; the largest violation
-is ``residual``.
+is ``residual``. All three run in one compiled kernel.
 
 **N = ∞ and finite N.** At N = ∞ the mean directions are free: for odd σ and σ* the spike part of the
 error vanishes and R1(∞) = E_κ[h̃2 − h² − 2ψh̃1 + q], O(d/n). At finite N the block keeps N = ψ2 d:
@@ -52,6 +56,7 @@ order N^{-1/2} are neglected — open).
 (0.0291, 2000.0)
 """
 
+from .grid import GaussianReadoutGrid, gaussian_readout_risk_grid
 from .model import (
     DEFAULT_KAPPA_NODES,
     DEFAULT_TYPES,
@@ -62,14 +67,17 @@ from .model import (
 )
 from .result import GaussianReadoutRisk
 from .risk import gaussian_readout_risk, readout_type_sequence
-from .solver import MIN_STABILITY_MARGIN, solve_gaussian_readout
+from .solver import MIN_STABILITY_MARGIN, solve_gaussian_readout, solve_gaussian_readout_path
 
 __all__ = [
     "GaussianReadoutModel",
     "GaussianReadoutRisk",
     "gaussian_readout_model",
     "solve_gaussian_readout",
+    "solve_gaussian_readout_path",
     "gaussian_readout_risk",
+    "gaussian_readout_risk_grid",
+    "GaussianReadoutGrid",
     "readout_type_sequence",
     "width_from_dimension",
     "check_width",

@@ -3,13 +3,16 @@ r"""The network after one large step as a typed spiked RF: :class:`GaussianReado
 With η = c√N neuron i is a spiked-random-features neuron of *type* uᵢ = √N a⁰ᵢ ~ N(0, 1)
 (``docs/large-step-exact.md``): spike r uᵢ along v = ĝ/‖ĝ‖, bulk variance c(uᵢ), overlap γ with β*.
 :func:`gaussian_readout_model` maps the protocol to it (Cui et al.'s map with η̃ = c, α0 = ψ1) and
-tabulates the cGET coefficients on a Gauss–Hermite rule in κ and a rule for the types.
+tabulates the cGET coefficients on a Gauss–Hermite rule in κ and a rule for the types. The tables
+do not depend on ψ2 or λ and are cached in memory (read-only arrays), so a sweep over λ, the widths
+and the refinement ladders of :func:`~.risk.gaussian_readout_risk` compute each of them once.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,6 +45,8 @@ __all__ = [
 DEFAULT_TYPES = 32
 #: default number of Gauss–Hermite nodes in κ
 DEFAULT_KAPPA_NODES = 61
+#: number of tabulated (σ, σ*, ψ1, c, σ_ε, types, κ nodes) kept in memory (≤ 0.3 MB each at K = 48, n = 122)
+TABLE_CACHE_SIZE = 256
 
 
 def width_from_dimension(psi2: float, d: int) -> float:
@@ -143,13 +148,31 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
         kn = int(kappa_nodes) if isinstance(kappa_nodes, (int, np.integer)) and not isinstance(kappa_nodes, bool) else 0
         if not 8 <= kn <= 1000:
             raise ParameterError("kappa_nodes", kappa_nodes, "an integer in [8, 1000]")
-        rule = kappa_rule("hermite", kn)
-    # Ba's one large step η = c√N is Cui's step with η̃ = c and a first batch of α0 = ψ1 samples per dimension
-    params = cui_to_srf(cc, p1, s_act, t_act, sn, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
-    co = cget_coefficients(s_act, params.spikes, params.bulk, rule.nodes, tol=1e-11)
-    tf = target_functions(t_act, params.gamma, rule.nodes, tol=1e-11)
-    ch = ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, sn**2, co.error + tf.error, params)
+        params, ch = _tabulated(s_act, t_act, p1, cc, sn, ro.kind, tuple(ro.values.tolist()),
+                                tuple(ro.weights.tolist()), kn)
+    else:
+        params, ch = _tabulate(s_act, t_act, p1, cc, sn, ro, rule)
     feats = TypedFeatures(ch.mu1, ch.mu2_sq, np.asarray(params.bulk, dtype=float), ro.weights.copy(), p2)
     ct = t_act.constants()
     return GaussianReadoutModel(s_act, t_act, p1, p2, cc, sn, ro, params, ch, feats,
                                 float(ct.second_moment + sn**2), float(ct.mu2_sq))
+
+
+def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule):
+    """The sRF parameters and the cGET tables on the κ rule (they do not depend on ψ2 or λ)."""
+    # Ba's one large step η = c√N is Cui's step with η̃ = c and a first batch of α0 = ψ1 samples per dimension
+    params = cui_to_srf(c, psi1, s_act, t_act, noise, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
+    co = cget_coefficients(s_act, params.spikes, params.bulk, rule.nodes, tol=1e-11)
+    tf = target_functions(t_act, params.gamma, rule.nodes, tol=1e-11)
+    ch = ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise**2, co.error + tf.error, params)
+    for arr in (ch.mu0, ch.mu1, ch.mu2_sq, ch.h, ch.h1t, ch.h2t, rule.nodes, rule.weights):
+        arr.setflags(write=False)                      # shared by every model (and result) of the cache
+    return params, ch
+
+
+@lru_cache(maxsize=TABLE_CACHE_SIZE)
+def _tabulated(s_act, t_act, psi1, c, noise, kind, values, weights, kappa_nodes):
+    """:func:`_tabulate` on the Gauss–Hermite κ rule, cached by (σ, σ*, ψ1, c, σ_ε, types, nodes):
+    a grid over λ or ψ2, the widths and the refinement ladders reuse the tables."""
+    ro = ReadoutRule(np.array(values, dtype=float), np.array(weights, dtype=float), kind)
+    return _tabulate(s_act, t_act, psi1, c, noise, ro, kappa_rule("hermite", kappa_nodes))

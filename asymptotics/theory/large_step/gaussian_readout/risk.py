@@ -2,26 +2,35 @@ r"""The risk R1 after one large step with its resolution checked: :func:`gaussia
 
 The answer of :func:`~.solver.solve_gaussian_readout` depends on two discretisations: the K types
 of the readout rule and the n Gauss–Hermite nodes in κ. With ``check=True`` both are refined by the
-one refinement loop of the large-step theory (:func:`~..refinement.refine`): K ×1.5 until two
+one refinement loop of the large-step theory (:func:`~..refinement.refine_batch`): K ×1.5 until two
 successive K agree within ``type_tol``, then n ×2 until two successive κ rules agree within
 ``kappa_tol``; when a ladder ends first the results are marked ``Status.UNRESOLVED``.
+
+The same loop runs for many ridges at once (:func:`risk_row`, used by
+:func:`~.grid.gaussian_readout_risk_grid`): every level is one compiled call over the ridges that
+still need it (continuation along λ inside it), the tables of each level are computed once
+(:func:`~.model.gaussian_readout_model` caches them), and each ridge follows exactly the sequence
+of levels it would follow alone.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from ....activations import Activation
 from ....errors import ConvergenceError, ParameterError
 from ....params import check_int, check_positive
 from ....solvers import Status
-from ..refinement import Check, refine
+from ...spiked_rf.mapping import as_activation
+from ..refinement import Check, refine_batch
+from .compiled import transfer_start
 from .model import DEFAULT_KAPPA_NODES, DEFAULT_TYPES, check_width, gaussian_readout_model
 from .result import GaussianReadoutRisk
-from .solver import solve_gaussian_readout
+from .solver import solve_gaussian_readout_path
 
-__all__ = ["gaussian_readout_risk", "readout_type_sequence"]
+__all__ = ["gaussian_readout_risk", "readout_type_sequence", "RiskSettings", "risk_settings", "risk_row"]
 
 
 def _ladder(start: int, cap: int, factor: float):
@@ -40,35 +49,200 @@ def _as_widths(width):
     return [check_width(width)], True
 
 
-def _refine(solve_at, ladder, tolerance, what, first=None):
-    """Solve along ``ladder`` until two successive levels agree within ``tolerance`` on every risk
-    (:func:`~..refinement.refine`; ``first``: the results at ``ladder[0]`` if already known).
+@dataclass(frozen=True)
+class RiskSettings:
+    """The validated settings of :func:`gaussian_readout_risk` (everything but ψ1 and λ).
 
-    Returns (results at the finer level, differences (one per result) or None, sequence
+    Attributes: the activations, ψ2, c, σ_ε, the widths (and whether a single width was asked for),
+    the readout rule (kind, K0, given values and proportions), κ nodes n0, the tolerances and
+    ladders of the refinement, ``check``, ``max_steps``, ``on_failure`` and ``warm_levels`` (start
+    each level of the refinement from the level before, :func:`~.compiled.transfer_start`)."""
+
+    student: Activation
+    teacher: Activation
+    psi2: float
+    c: float
+    noise: float
+    widths: tuple
+    single: bool
+    readout: str
+    types: int
+    readout_values: object
+    readout_proportions: object
+    kappa_nodes: int
+    tol: float
+    type_tol: float
+    type_ladder: tuple
+    kappa_tol: float
+    kappa_ladder: tuple
+    check: bool
+    max_steps: int
+    on_failure: str
+    warm_levels: bool = False
+
+
+def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float = 0.0, width=math.inf,
+                  readout: str = "hermite", types: int | None = None, readout_values=None, readout_proportions=None,
+                  kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
+                  max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
+                  max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False) -> RiskSettings:
+    """Validate the arguments of :func:`gaussian_readout_risk` once (see there)."""
+    widths, single = _as_widths(width)
+    if readout not in ("hermite", "quantile", "given"):
+        raise ParameterError("readout", readout, "'hermite', 'quantile' or 'given'")
+    if on_failure not in ("raise", "return"):
+        raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
+    K0 = check_int("types", types if types is not None else (DEFAULT_TYPES if readout == "hermite" else 16), 1)
+    n0 = check_int("kappa_nodes", kappa_nodes, 8)
+    type_tol = check_positive("type_tol", type_tol)
+    kappa_tol = check_positive("kappa_tol", kappa_tol)
+    type_ladder = kappa_ladder = ()
+    if check:
+        if readout == "hermite":
+            max_types = check_int("max_types", max_types, 2)
+            if max_types <= K0:
+                raise ParameterError("max_types", max_types, f"> types = {K0} (the convergence check needs a larger K)")
+            type_ladder = tuple(_ladder(K0, max_types, 1.5))
+        max_n = check_int("max_kappa_nodes", max_kappa_nodes, 9)
+        if max_n <= n0:
+            raise ParameterError("max_kappa_nodes", max_kappa_nodes, f"> kappa_nodes = {n0}")
+        kappa_ladder = tuple(_ladder(n0, max_n, 2.0))
+    return RiskSettings(as_activation(student, "student"), as_activation(teacher, "teacher"),
+                        check_positive("psi2", psi2), c, noise, tuple(widths), single, readout, K0, readout_values,
+                        readout_proportions, n0, tol, type_tol, type_ladder, kappa_tol, kappa_ladder, bool(check),
+                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels))
+
+
+def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
+    """Solve along ``ladder`` until two successive levels agree within ``tolerance`` on every risk,
+    for each of ``points`` (:func:`~..refinement.refine_batch`: the solves of one level are one
+    batch). ``solve_at(level, points, previous, previous_level)`` returns the results (a list per
+    width) of each point (``previous``: their results at ``previous_level``, for warm starts, or
+    None); ``first``: the results at ``ladder[0]`` when already known.
+
+    Returns, per point, (results at the finer level, differences (one per width) or None, sequence
     [(level, risks)], message when the ladder ends unresolved, else None)."""
+    points = list(points)
 
-    def solve(level, previous):
-        return first if first is not None and level == ladder[0] else solve_at(level)
+    def solve(level, items, previous):
+        if first is not None and level == ladder[0]:
+            return [first[points[i]] for i in items]
+        before = None if previous is None else ladder[ladder.index(level) - 1]
+        return solve_at(level, [points[i] for i in items], previous, before)
 
-    def check(results, level, finer):
-        cur = solve_at(finer)
-        if not all(r.converged for r in cur):
-            return Check(False, None, cur)
-        errs = [abs(a.risk1 - b.risk1) for a, b in zip(cur, results, strict=True)]
-        return Check(max(errs) <= tolerance, errs, cur)
+    def check(answers, level, finer, items):
+        out = []
+        for results, cur in zip(answers, solve_at(finer, [points[i] for i in items], answers, level), strict=True):
+            if not all(r.converged for r in cur):
+                out.append(Check(False, None, cur))
+                continue
+            errs = [abs(a.risk1 - b.risk1) for a, b in zip(cur, results, strict=True)]
+            out.append(Check(max(errs) <= tolerance, errs, cur))
+        return out
 
     def stop(results):
         failed = [r for r in results if not r.converged]
         return Status(failed[0].status) if failed else None
 
-    ref = refine(solve, ladder, check, stop=stop)
-    seq = [(level, [r.risk1 for r in results]) for level, results in ref.sequence]
-    if ref.converged:
-        return ref.check.finer, ref.check.error, seq, None
-    if ref.status != Status.UNRESOLVED:  # a solve failed: its results carry the reason
-        return ref.answer, None, seq, None
-    return ref.answer, None, seq, (f"large-step risk: no convergence in the {what} up to {ladder[-1]} "
-                                   f"(risks {seq}; tolerance {tolerance:g})")
+    out = {}
+    for p, ref in zip(points, refine_batch(solve, ladder, check, count=len(points), stop=stop), strict=True):
+        seq = [(level, [r.risk1 for r in results]) for level, results in ref.sequence]
+        if ref.converged:
+            out[p] = (ref.check.finer, ref.check.error, seq, None)
+        elif ref.status != Status.UNRESOLVED:      # a solve failed: its results carry the reason
+            out[p] = (ref.answer, None, seq, None)
+        else:
+            out[p] = (ref.answer, None, seq, (f"large-step risk: no convergence in the {what} up to {ladder[-1]} "
+                                              f"(risks {seq}; tolerance {tolerance:g})"))
+    return out
+
+
+def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = True):
+    """The results of :func:`gaussian_readout_risk` at ψ1 for every ridge of ``lams``: a list (per λ)
+    of lists (per width). Each level of the refinement is one compiled call over the ridges that
+    need it, with continuation along λ when ``continuation``."""
+    s = settings
+    lams = list(lams)
+
+    def model_at(K, n):
+        return gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
+                                      types=K, readout_values=s.readout_values,
+                                      readout_proportions=s.readout_proportions, kappa_nodes=n)
+
+    def solve_at(K, n, points, previous=None, previous_model=None):
+        model = model_at(K, n)
+        starts = None
+        if s.warm_levels and previous is not None:
+            starts = []
+            for res in previous:
+                r = next((r for r in res if r.converged), None)
+                starts.append(None if r is None else transfer_start(r.start, previous_model, model, r.lam_cui))
+        rows = solve_gaussian_readout_path(model, [lams[p] for p in points], s.widths, tol=s.tol,
+                                           max_steps=s.max_steps, starts=starts, continuation=continuation,
+                                           on_failure="return")
+        if s.on_failure == "raise":
+            for row in rows:
+                for r in row:
+                    if not r.converged:
+                        raise ConvergenceError(r.message, r)
+        return [list(row) for row in rows]
+
+    points = list(range(len(lams)))
+    if not s.check:
+        return solve_at(s.types, s.kappa_nodes, points)
+    K_of = dict.fromkeys(points, s.types)
+    type_info = {p: (None, ()) for p in points}
+    msgs = dict.fromkeys(points)
+    results = None
+    go_on = points
+    if s.readout == "hermite":
+        ref = _refine_points(lambda K, pts, prev, K_prev: solve_at(K, s.kappa_nodes, pts, prev, None if prev is None
+                                                                   else model_at(K_prev, s.kappa_nodes)),
+                             s.type_ladder, s.type_tol,
+                             "number of Gauss–Hermite readout types", points)
+        results = {p: ref[p][0] for p in points}
+        go_on = []
+        for p in points:
+            res, err, seq, msg = ref[p]
+            type_info[p] = (err, tuple(seq))
+            K_of[p] = seq[-1][0]
+            msgs[p] = msg
+            if msg is None and err is not None:
+                go_on.append(p)
+
+    def solve_kappa(n, pts, prev, n_prev):
+        out = {}
+        prev_of = dict(zip(pts, prev, strict=True)) if prev is not None else {}
+        for K in sorted({K_of[p] for p in pts}):
+            grp = [p for p in pts if K_of[p] == K]
+            pm = model_at(K, n_prev) if prev is not None else None
+            out.update(zip(grp, solve_at(K, n, grp, [prev_of[p] for p in grp] if prev is not None else None, pm),
+                           strict=True))
+        return [out[p] for p in pts]
+
+    final = dict(results) if results is not None else {}
+    if go_on:
+        first = {p: results[p] for p in go_on} if results is not None else None
+        ref = _refine_points(solve_kappa, s.kappa_ladder, s.kappa_tol, "number of Gauss–Hermite nodes in κ", go_on,
+                             first=first)
+        for p in go_on:
+            res, kap_err, _, msg = ref[p]
+            if kap_err is not None:
+                res = [replace(r, quadrature_error=r.quadrature_error + e) for r, e in zip(res, kap_err, strict=True)]
+            final[p] = res
+            msgs[p] = msg
+    out = []
+    for p in points:
+        res = final[p]
+        if msgs[p] is not None:
+            if s.on_failure == "raise":
+                raise ConvergenceError(msgs[p], res)
+            res = [replace(r, converged=False, status=Status.UNRESOLVED, message=msgs[p]) for r in res]
+        err, seq = type_info[p]
+        res = [replace(r, type_error=None if err is None else err[i], type_sequence=tuple((k, v[i]) for k, v in seq))
+               for i, r in enumerate(res)]
+        out.append(res)
+    return out
 
 
 def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float, *, c: float = 1.0,
@@ -76,7 +250,7 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                           readout_values=None, readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
                           tol: float = 1e-12, type_tol: float = 1e-8, max_types: int = 256,
                           kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
-                          max_steps: int = 3000, on_failure: str = "raise"):
+                          max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False):
     r"""The risk R1 after one large step η = c√N with a Gaussian readout (Ba et al. protocol).
 
     Parameters
@@ -104,61 +278,21 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
         ``quadrature_error`` covers only the inner expectations).
     on_failure : ``"raise"`` (:class:`~asymptotics.errors.ConvergenceError`, also when a convergence
         check fails) or ``"return"`` (results with ``converged=False``; numbers written as null).
+    warm_levels : start each level of the refinement (more types, more κ nodes) from the solution
+        of the level before (:func:`~.compiled.transfer_start`) instead of cold: fewer iterations, the
+        same risk within the fixed point's tolerance (not bit for bit; the default ``False`` keeps the
+        cold start of every level). A warm start that fails is retried cold.
+
+    For many ridges or a (ψ1, λ) grid use :func:`~.grid.gaussian_readout_risk_grid` (the same
+    numbers, one compiled call per level and row).
     """
-    widths, single = _as_widths(width)
-    if readout not in ("hermite", "quantile", "given"):
-        raise ParameterError("readout", readout, "'hermite', 'quantile' or 'given'")
-    if on_failure not in ("raise", "return"):
-        raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
-    K0 = check_int("types", types if types is not None else (DEFAULT_TYPES if readout == "hermite" else 16), 1)
-    n0 = check_int("kappa_nodes", kappa_nodes, 8)
-    type_tol = check_positive("type_tol", type_tol)
-    kappa_tol = check_positive("kappa_tol", kappa_tol)
-
-    def solve_at(K, n):
-        model = gaussian_readout_model(student, teacher, psi1, psi2, c=c, noise=noise, readout=readout, types=K,
-                                       readout_values=readout_values, readout_proportions=readout_proportions,
-                                       kappa_nodes=n)
-        out, start = [], None
-        for wd in widths:
-            r = solve_gaussian_readout(model, lam, wd, tol=tol, max_steps=max_steps, start=start,
-                                       on_failure=on_failure)
-            start = r.start if r.converged else start
-            out.append(r)
-        return out
-
-    def finish(res):
-        return res[0] if single else tuple(res)
-
-    if not check:
-        return finish(solve_at(K0, n0))
-    type_err, type_seq, msg, res = None, (), None, None
-    K = K0
-    proceed = True
-    if readout == "hermite":
-        max_types = check_int("max_types", max_types, 2)
-        if max_types <= K0:
-            raise ParameterError("max_types", max_types, f"> types = {K0} (the convergence check needs a larger K)")
-        res, type_err, seq, msg = _refine(lambda k: solve_at(k, n0), _ladder(K0, max_types, 1.5), type_tol,
-                                          "number of Gauss–Hermite readout types")
-        type_seq = tuple(seq)
-        K = seq[-1][0]
-        proceed = msg is None and type_err is not None
-    if proceed:
-        max_n = check_int("max_kappa_nodes", max_kappa_nodes, 9)
-        if max_n <= n0:
-            raise ParameterError("max_kappa_nodes", max_kappa_nodes, f"> kappa_nodes = {n0}")
-        res, kap_err, _, msg = _refine(lambda n: solve_at(K, n), _ladder(n0, max_n, 2.0), kappa_tol,
-                                       "number of Gauss–Hermite nodes in κ", first=res)
-        if kap_err is not None:
-            res = [replace(r, quadrature_error=r.quadrature_error + e) for r, e in zip(res, kap_err, strict=True)]
-    if msg is not None:
-        if on_failure == "raise":
-            raise ConvergenceError(msg, res)
-        res = [replace(r, converged=False, status=Status.UNRESOLVED, message=msg) for r in res]
-    res = [replace(r, type_error=None if type_err is None else type_err[i],
-                   type_sequence=tuple((k, v[i]) for k, v in type_seq)) for i, r in enumerate(res)]
-    return finish(res)
+    s = risk_settings(student, teacher, psi2, c=c, noise=noise, width=width, readout=readout, types=types,
+                      readout_values=readout_values, readout_proportions=readout_proportions,
+                      kappa_nodes=kappa_nodes, tol=tol, type_tol=type_tol, max_types=max_types, kappa_tol=kappa_tol,
+                      max_kappa_nodes=max_kappa_nodes, check=check, max_steps=max_steps, on_failure=on_failure,
+                      warm_levels=warm_levels)
+    (res,) = risk_row(s, check_positive("psi1", psi1), [lam], continuation=False)
+    return res[0] if s.single else tuple(res)
 
 
 def readout_type_sequence(student, teacher, psi1: float, psi2: float, lam: float, *, types=(2, 4, 8, 16, 32),

@@ -80,11 +80,11 @@ The paper's appendix quotes "τ* ≈ 3·10⁻⁴ for σ = σ* = tanh, κ* ≈ 1.
 in ``docs/large-step.md``; the code is not tuned to it.
 """
 
+from ....gaussian import trapezoid_rule
 from .api import tau_limits, tau_objective, tau_star, tau_star_grid
 from .config import TauStarConfig
 from .problem import SCALE_RANGE, activation_limits
 from .results import INFIMUM_AT, TauObjective, TauStarGrid, TauStarResult
-from .rules import trapezoid_rule
 
 __all__ = [
     "TauStarConfig",

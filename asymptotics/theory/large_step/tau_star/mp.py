@@ -14,7 +14,6 @@ from dataclasses import replace
 
 import mpmath
 
-from ....activations.lowering import lower_activation
 from ....errors import ConvergenceError
 from ....gaussian import expect_mp
 from ..refinement import Check, refine
@@ -26,8 +25,8 @@ __all__ = ["solve_mp"]
 
 
 def _mp_function(act):
-    """σ in mpmath arithmetic (the activation's generated mpmath version)."""
-    return lower_activation(act.raw).f_mp
+    """σ in mpmath arithmetic (the raw activation's generated mpmath version)."""
+    return act.mpmath(raw=True)[0]
 
 
 class _MpObjective:

@@ -18,6 +18,7 @@ import sympy as sp
 from ....activations import Activation, resolve_activation
 from ....errors import ParameterError
 from ....gaussian import expect
+from ....params import check_array
 
 __all__ = [
     "TauProblem",
@@ -55,18 +56,8 @@ class TauProblem:
 
 
 def _scales(name: str, value) -> np.ndarray:
-    lo, hi = SCALE_RANGE
-    valid = f"in [{lo:g}, {hi:g}] (input scale of the activation; outside it the quadrature is not trusted)"
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(name, value, valid) from None
-    if arr.size == 0:
-        raise ParameterError(name, value, valid)
-    bad = arr[~((arr >= lo) & (arr <= hi))]  # NaN and inf included
-    if bad.size:
-        raise ParameterError(name, float(bad.ravel()[0]), valid)
-    return arr
+    return check_array(name, value, within=SCALE_RANGE,
+                       why="input scale of the activation; outside it the quadrature is not trusted")
 
 
 def _check_tails(act: Activation, scales: np.ndarray, role: str, half_width: float = 10.0) -> None:

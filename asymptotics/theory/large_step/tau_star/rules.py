@@ -1,12 +1,12 @@
-r"""The quadrature rules of τ*: one home for every rule the compiled and the mpmath paths use.
+r"""The quadrature rules of τ*: which rule each expectation uses, at which resolution.
 
-Float64 (the compiled path), for E f(z), z ~ N(0, 1), on [−L, L]:
+The float64 rules themselves live in :mod:`asymptotics.gaussian`, for E f(z), z ~ N(0, 1), on
+[−L, L]:
 
-* :func:`trapezoid_rule` — nodes kh, weights h φ(kh). For an integrand analytic in the strip
-  |Im z| < d it errs by ≈ exp(−2πd/h): spectral accuracy (E tanh²: 5e-7 at h = 1/2, 4e-11 at 1/3,
-  3e-15 at 1/4), where Gauss–Hermite only converges like exp(−c√n). The default for smooth σ, σ*;
-* :func:`hermite_nodes` — Gauss–Hermite of any degree (on request);
-* composite Gauss–Legendre split at the kinks (:func:`asymptotics.gaussian.composite_rule`) for
+* :func:`~asymptotics.gaussian.trapezoid_rule` — nodes kh, weights h φ(kh), spectrally accurate
+  for an integrand analytic in a strip: the default for smooth σ, σ*;
+* :func:`~asymptotics.gaussian.hermite_rule` — Gauss–Hermite of any degree (on request);
+* :func:`~asymptotics.gaussian.composite_rule` — composite Gauss–Legendre split at the kinks, for
   kinked functions (ReLU); for the student, the kernels split their panels where the kink moves.
 
 :func:`compiled_rules` tabulates one level of accuracy for the kernels (one row per unique input
@@ -18,7 +18,6 @@ same two rules at the working precision.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import mpmath
@@ -26,13 +25,11 @@ import numpy as np
 
 from ....activations import Activation
 from ....errors import ParameterError
-from ....gaussian import composite_rule, hermite_rule
+from ....gaussian import composite_rule, hermite_rule, trapezoid_rule
 from .config import TauStarConfig
 
 __all__ = [
     "LEVEL_FACTOR",
-    "trapezoid_rule",
-    "hermite_nodes",
     "rule_kinds",
     "resolution",
     "rule_name",
@@ -44,31 +41,6 @@ __all__ = [
 
 #: Each level multiplies the resolution by this factor (trapezoid: h / 1.5; others: nodes × 1.5).
 LEVEL_FACTOR = 1.5
-
-
-def trapezoid_rule(step: float, half_width: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights of the truncated trapezoidal rule for E f(z), z ~ N(0, 1): nodes
-    kh on [−L, L], weights h φ(kh). Spectrally accurate for smooth integrands.
-
-    >>> x, w = trapezoid_rule(0.25)
-    >>> f"{w @ np.tanh(x) ** 2:.14f}"             # E tanh² = 1 − μ1(tanh) = 0.394294490397841
-    '0.39429449039784'
-    """
-    n = int(math.floor(half_width / step + 1e-9))
-    x = step * np.arange(-n, n + 1, dtype=float)
-    w = step * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-    return x, w
-
-
-def hermite_nodes(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Hermite nodes and weights for E f(z) of any degree n (numpy's ``hermegauss`` behind
-    :func:`asymptotics.gaussian.hermite_rule` overflows beyond ~300 nodes: scipy's roots then)."""
-    if n <= 150:
-        return hermite_rule(n)
-    from scipy.special import roots_hermitenorm
-
-    x, w = roots_hermitenorm(n)
-    return x, w / w.sum()
 
 
 def rule_kinds(student: Activation, teacher: Activation, cfg: TauStarConfig) -> tuple[str, str]:
@@ -113,7 +85,7 @@ def _nodes(kind, kinks_scaled, res, cfg):
     if kind == "trapezoid":
         return trapezoid_rule(res, cfg.half_width)
     if kind == "hermite":
-        return hermite_nodes(res)
+        return hermite_rule(res)
     return composite_rule(tuple(sorted(kinks_scaled)), res, cfg.half_width, 1.0)
 
 
@@ -178,7 +150,7 @@ def _phi_mp(u):
 
 
 def trapezoid_rule_mp(step, half_width) -> tuple[list, list]:
-    """The trapezoidal rule of :func:`trapezoid_rule` at the working precision (nodes kh, |kh| ≤ L)."""
+    """The trapezoidal rule of :func:`~asymptotics.gaussian.trapezoid_rule` at the working precision (nodes kh, |kh| ≤ L)."""
     n = int(mpmath.floor(half_width / step))
     xs = [k * step for k in range(-n, n + 1)]
     return xs, [step * _phi_mp(u) for u in xs]

@@ -1,0 +1,229 @@
+r"""The exact risk R1 after one large step η = c√N (Ba et al. protocol, Gaussian readout;
+``docs/large-step-exact.md``): ``asy.large_step``, the command ``asymptotics theory large-step``.
+
+Grids (a Cartesian product): ``psi1`` ψ1 = n/d, ``psi2`` ψ2 = N/d, ``lam`` λ (Ba's ridge
+(1/n)‖ỹ − Φa‖² + (λ/N)‖a‖²), ``noise`` σ_ε, ``c`` (η = c√N); ``width`` N of the finite-width
+prediction or ``inf`` (the proportional limit; a list gives both), ``d`` adds the widths
+N = round(ψ2·d) of simulations at these d; ``types`` K readout types (a list for the K-sequence).
+
+The solving is one function, :func:`solve_grid` (the seam where a compiled grid solver plugs in).
+
+>>> import asymptotics as asy
+>>> r = asy.large_step(psi1=8, psi2=2, lam=1e-3, noise=0.1)
+>>> round(r.rows[0]["risk1"], 4), r.rows[0]["width"]
+(0.0259, 'inf')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ConvergenceError, ParameterError
+from ..params import check_int, check_nonnegative
+from ..results import Columns, Result, base_meta, record
+from .errors import check_on_failure, option, point_error
+from .grid import product, values
+from .progress import Progress
+
+__all__ = ["large_step", "solve_grid", "LargeStepGrid", "MAX_POINTS", "MAX_TYPES", "TABLE", "READOUTS"]
+
+#: Most solved points (grid points × widths × type counts) of one computation.
+MAX_POINTS = 20_000
+#: Largest number of readout types K and of κ nodes.
+MAX_TYPES = 4096
+READOUTS = ("hermite", "quantile", "given")
+TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types"),
+                ("risk1", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
+
+
+def _widths(width) -> list[float]:
+    """Widths N ≥ 1 and/or ``inf``: ``"inf,2000"``, ``[math.inf, 2000]``, ``2000``."""
+    name = option("width")
+    items = str(width).split(",") if isinstance(width, str) else list(width) if isinstance(width, (list, tuple)) \
+        else [width]
+    out = []
+    for part in items:
+        p = part.strip() if isinstance(part, str) else part
+        if isinstance(p, str) and not p:
+            raise ParameterError(name, width, "a comma list of widths N >= 1 and/or inf", "empty item")
+        if (isinstance(p, str) and p.lower() in ("inf", "infinity")) or (isinstance(p, float) and math.isinf(p) and p > 0):
+            out.append(math.inf)
+            continue
+        for v in values(name, p):
+            if not (math.isfinite(v) and v >= 1):
+                raise ParameterError(name, width, "numbers of neurons N >= 1 or inf")
+            out.append(float(v))
+    if not out:
+        raise ParameterError(name, width, "a list of widths N >= 1 and/or inf")
+    return out
+
+
+def _tau_star(s_act, t_act) -> dict:
+    """τ* and κ* for the pair (None with a status when there is no finite minimiser / it fails)."""
+    from ..theory.large_step import tau_star
+
+    try:
+        r = tau_star(s_act, t_act)
+    except (ConvergenceError, ParameterError) as exc:
+        return {"tau_star": None, "kappa_star": None, "tau_status": f"failed: {exc}", "tau_infimum_at": None}
+    ks = r.kappa_star if math.isfinite(r.kappa_star) else None
+    return {"tau_star": r.tau_star, "kappa_star": ks, "tau_status": r.status, "tau_infimum_at": r.infimum_at}
+
+
+@dataclass(frozen=True)
+class LargeStepGrid:
+    """Everything :func:`solve_grid` needs (checked): the activations, the grid points (dicts of
+    ``psi1, psi2, lam, noise, c``), the widths (``inf`` and numbers), the dimensions ``dims`` whose
+    widths round(ψ2·d) are added per point (or ``None``), the type counts (``[None]``: the
+    default), the readout kind and given values, the κ nodes, the tolerance and ``check``."""
+
+    student: object
+    teacher: object
+    points: list
+    widths: list
+    dims: list | None
+    types: list
+    readout: str
+    readout_values: list | None
+    readout_proportions: list | None
+    kappa_nodes: int
+    tol: float
+    check: bool
+
+
+def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
+    """Solve at every point of ``spec``; returns ``(point, d, result)`` per solved point — ``d`` the
+    dimension a width came from (``None`` for the given widths), ``result`` a
+    :class:`~asymptotics.theory.large_step.gaussian_readout.GaussianReadoutRisk` (``converged``
+    False with its status and message on failure, never an exception for a point) — in the order
+    point × type count × width. ``step(n)`` reports progress (one step per point and type count).
+
+    Today: :func:`~asymptotics.theory.large_step.gaussian_readout.gaussian_readout_risk` point by
+    point; a compiled grid solver replaces this function's body.
+    """
+    from ..theory.large_step.gaussian_readout import gaussian_readout_risk, width_from_dimension
+
+    out = []
+    for pt in spec.points:
+        ws = list(spec.widths)
+        labels = [None] * len(ws)
+        for dd in spec.dims or ():
+            ws.append(width_from_dimension(pt["psi2"], dd))
+            labels.append(dd)
+        for K in spec.types:
+            res = gaussian_readout_risk(spec.student, spec.teacher, pt["psi1"], pt["psi2"], pt["lam"], c=pt["c"],
+                                        noise=pt["noise"], width=ws, readout=spec.readout, types=K,
+                                        readout_values=spec.readout_values,
+                                        readout_proportions=spec.readout_proportions, kappa_nodes=spec.kappa_nodes,
+                                        tol=spec.tol, check=spec.check, on_failure="return")
+            step()
+            out += [(pt, dd, r) for r, dd in zip(res, labels, strict=True)]
+    return out
+
+
+def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.0, c=1.0, width="inf", d=None,
+               readout: str = "hermite", types=None, readout_values=None, readout_proportions=None,
+               kappa_nodes: int = 61, check: bool = True, center: bool = True, tol: float = 1e-12,
+               on_failure: str = "raise", progress: bool | None = None) -> Result:
+    """Exact risk R1 after one large step η = c√N with a Gaussian readout, at N = ∞ and at finite
+    width N (``asymptotics theory large-step``).
+
+    Args:
+        psi1: ψ1 = n/d (grid; required).
+        student: σ, a built-in name or an expression in ``x`` (or an Activation).
+        teacher: σ*, likewise.
+        psi2: ψ2 = N/d (grid).
+        lam: ridge λ ≥ 0 of (1/n)‖ỹ − Φa‖² + (λ/N)‖a‖² (grid).
+        noise: σ_ε (grid).
+        c: the step η = c·√N, c ≥ 0 (grid).
+        width: N of the finite-N prediction, ``"inf"``/``math.inf`` for the limit, or a list of them.
+        d: add the finite widths N = round(ψ2·d) of these input dimensions (grid).
+        readout: ``"hermite"`` (Gaussian readout, K checked), ``"quantile"`` (K equal-mass types)
+            or ``"given"`` (``readout_values``).
+        types: the number K of readout types (a list for quantile types); default 32 (hermite),
+            16 (quantile).
+        readout_values: the type values u with ``readout="given"``.
+        readout_proportions: their proportions (default equal).
+        kappa_nodes: Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000].
+        check: check convergence in K and in the κ rule, or solve once.
+        center: centre σ and σ*.
+        tol: residual tolerance of the fixed point, in [1e-16, 1).
+        on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
+        progress: ``None`` (automatic), ``True`` or ``False``.
+
+    Returns:
+        a :class:`~asymptotics.results.Result`: ``risk1``, ``kernel_bound`` (μ2*²),
+        ``beats_kernels`` (R1 < μ2*²), ``tau_star``/``kappa_star`` (Ba et al. eq. 5.1), ``width``
+        (``"inf"`` for the limit), ``limit``, ``spike_error``, ``train_error``, ``r``, ``gamma``,
+        ``type_error``, ``quadrature_error``, ``residual``, ``status``.
+    """
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 1e-16 <= tol < 1):
+        raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
+    if readout not in READOUTS:
+        raise ParameterError(option("readout"), readout, "hermite, quantile or given")
+    kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
+    on_failure = check_on_failure(on_failure)
+    widths = _widths(width)
+    dims = None if d is None else [check_int(option("d"), v, 2, 10**9) for v in values(option("d"), d)]
+    type_list = [None] if types is None else \
+        [check_int(option("types"), v, 1, MAX_TYPES) for v in values(option("types"), types)]
+    if readout == "given":
+        if readout_values is None:
+            raise ParameterError(option("readout_values"), None, f"given with {option('readout')} given")
+        rv = values(option("readout_values"), readout_values)
+        rp = None if readout_proportions is None else values(option("readout_proportions"), readout_proportions)
+    elif readout_values is not None or readout_proportions is not None:
+        raise ParameterError(option("readout_values"), readout_values, f"used only with {option('readout')} given")
+    else:
+        rv = rp = None
+    grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), lam=values("lam", lam),
+                   noise=values("noise", noise), c=values("c", c, check_nonnegative))
+    product(MAX_POINTS, grid=grid, width=list(widths) + list(dims or []), types=type_list)  # size only
+    from ..activations import resolve_activation
+
+    s_act = resolve_activation(student, center=center, name=option("student"))
+    t_act = resolve_activation(teacher, center=center, name=option("teacher"))
+    tau = _tau_star(s_act, t_act)
+    spec = LargeStepGrid(s_act, t_act, grid, widths, dims, type_list, readout, rv, rp, kappa_nodes, float(tol),
+                         bool(check))
+    with Progress(len(grid) * len(type_list), "theory large-step", progress) as bar:
+        solved = solve_grid(spec, bar.advance)
+    rows, n_failed = [], 0
+    for pt, dd, r in solved:
+        row = record(r)
+        if dd is not None:
+            row["d"] = dd
+        row.update(tau)
+        if not r.converged:
+            n_failed += 1
+            if on_failure == "raise":
+                where = {**pt, "width": row["width"], **({"d": dd} if dd is not None else {}), "types": r.types}
+                raise point_error("theory large-step", where, r.message)
+        _status_label(row, r)
+        rows.append(row)
+    meta = base_meta(
+        command="theory large-step",
+        model="Ba et al. one large step eta = c sqrt(N), Gaussian readout: typed spiked RF "
+              "(docs/large-step-exact.md)",
+        activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
+        readout=readout, tolerance=tol, checked=check, failed=n_failed,
+        conventions="Ba et al.: psi1 = n/d, psi2 = N/d, ridge (1/n)|y - Phi a|^2 + (lam/N)|a|^2; risk1 = "
+                    "E(f_hat - f*)^2 excludes the label noise; width 'inf' = proportional limit; finite width: "
+                    "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected)",
+    )
+    return Result(rows=rows, meta=meta, columns=TABLE)
+
+
+def _status_label(row: dict, res) -> None:
+    """``status`` becomes the :class:`~asymptotics.solvers.Status` label of the solve, the solver's
+    sentence (when it says more) ``message``."""
+    from ..solvers import Status
+
+    code = Status(int(res.status))
+    if not res.converged and code == Status.CONVERGED:
+        code = Status.SINGULAR
+    label = code.label
+    if row.get("status") != label:
+        row["message"] = row.get("status")
+        row["status"] = label

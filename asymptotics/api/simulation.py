@@ -1,0 +1,223 @@
+r"""``asy.simulate``: Monte-Carlo simulation of the one-step network (the ground truth), the command
+``asymptotics simulate``.
+
+Three protocols (``protocol``): ``"ba"`` — Ba et al. (2022): ``psi1``, ``psi2``, ``eta`` with
+``eta_exponent`` (η = eta·N^exponent; 0.5 is the large step), ``lam`` ((λ/N)‖a‖² on the mean
+loss), ``noise``; ``"cui"`` — Cui et al. (2024): ``alpha``, ``alpha0``, ``beta``, ``eta_tilde``,
+``lam`` (Σ(y − ŷ)² + λ‖a‖²), ``readout``; ``"srf"`` — the spiked random-features model:
+``alpha``, ``beta``, ``lam``, ``c``, ``r``, ``gamma``. Parameters a protocol does not take must be
+left at ``None``; those left at ``None`` take the protocol's defaults.
+
+Every numeric parameter (and ``d``, ``steps``) is a grid; several form a Cartesian product, each
+point simulated with the same root ``seed`` (common random numbers along the grid). Each row
+carries ``<name>_mean``, ``<name>_se`` (standard error over seeds) and, for test-set quantities,
+``<name>_test_se``; ``per_seed=True`` gives one row per seed.
+
+Options of the simulator's configurations that only some versions have (``test_risk``) are
+passed through when given (:func:`config_options`, the one place that knows them).
+
+>>> import asymptotics as asy
+>>> sim = asy.simulate(d=60, psi1=2, psi2=1.5, eta=[1, 5], measure="risk", seeds=2, n_test=500)
+>>> len(sim.rows), sim.rows[0]["risk1_mean"] > 0
+(2, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ..errors import ParameterError
+from ..memory import check_memory, parse_memory
+from ..params import check_int
+from ..results import Columns, Result, base_meta
+from .errors import option
+from .grid import product, values
+from .progress import Progress
+
+__all__ = ["simulate", "config_options", "table_columns", "MAX_SEEDS", "MAX_TEST", "MAX_POINTS", "MAX_TASKS",
+           "MAX_WORKERS", "PROTOCOL_GRIDS"]
+
+#: Caps of one computation: seeds per point, test points per seed, grid points, (point, seed) tasks.
+MAX_SEEDS = 100_000
+MAX_TEST = 10_000_000
+MAX_POINTS = 10_000
+MAX_TASKS = 100_000
+MAX_WORKERS = 1024
+
+_SIM_PARAMS = ("d", "psi1", "psi2", "eta", "eta_exponent", "alpha", "alpha0", "beta", "eta_tilde", "c", "r",
+               "gamma", "lam", "noise", "steps")
+#: The quantities the table shows by default, per protocol and measurement group (mean ± s.e.).
+_SHOWN = {
+    "ba": {"risk": ("risk0", "risk1", "delta"), "spike": ("overlap_beta",), "ck": ("ck_outlier",)},
+    "cui": {"risk": ("test_error",), "spike": ("r", "c", "gamma")},
+    "srf": {"risk": ("test_error", "train_error")},
+}
+#: The grid parameters of each protocol.
+PROTOCOL_GRIDS = {
+    "ba": ("d", "psi1", "psi2", "eta", "eta_exponent", "lam", "noise", "steps"),
+    "cui": ("d", "alpha", "alpha0", "beta", "eta_tilde", "lam", "noise", "steps"),
+    "srf": ("d", "alpha", "beta", "lam", "c", "r", "gamma", "noise"),
+}
+_ALL_GRIDS = sorted({n for v in PROTOCOL_GRIDS.values() for n in v})
+
+
+def table_columns(measure: tuple[str, ...], protocol: str) -> Columns:
+    """The default table of a simulation: the varying grid parameters and the measured quantities."""
+    shown = [q for group in measure for q in _SHOWN[protocol].get(group, ())]
+    if protocol == "srf":
+        shown = list(_SHOWN["srf"]["risk"])
+    return Columns(_SIM_PARAMS, tuple(shown))
+
+
+def _readout(readout):
+    """``"VALUES[:PROPORTIONS]"``, a list of values or ``(values, proportions)`` → (values,
+    proportions) with equal proportions when omitted; ``None`` stays ``None``."""
+    if readout is None or (isinstance(readout, str) and not readout.strip()):
+        return None
+    name = option("readout")
+    if isinstance(readout, str):
+        parts = readout.split(":")
+        if len(parts) > 2:
+            raise ParameterError(name, readout, "VALUES or VALUES:PROPORTIONS, e.g. 0.3,1.7:0.5,0.5")
+        vals = tuple(values(name, parts[0]))
+        props = tuple(values(name, parts[1])) if len(parts) == 2 else None
+    elif isinstance(readout, tuple) and len(readout) == 2 and all(isinstance(p, (list, tuple)) for p in readout):
+        vals, props = tuple(values(name, list(readout[0]))), tuple(values(name, list(readout[1])))
+    else:
+        vals, props = tuple(values(name, readout)), None
+    return vals, props if props is not None else tuple(1.0 / len(vals) for _ in vals)
+
+
+def config_options(cls, **options) -> dict:
+    """The options given (not ``None``) that the configuration class ``cls`` takes; an option it
+    does not have is a ParameterError (the installed simulator does not support it)."""
+    have = {f.name for f in fields(cls)}
+    out = {}
+    for name, value in options.items():
+        if value is None:
+            continue
+        if name not in have:
+            raise ParameterError(option(name), value, f"left unset: the {cls.protocol} simulator has no {name} option")
+        out[name] = value
+    return out
+
+
+def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bool = True, d=1000, psi1=None,
+             psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
+             r=None, gamma=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
+             gradient: str = "exact", batches: str = "same", measure=None, n_test: int | None = 10_000,
+             test_risk=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
+             per_seed: bool = False, max_memory=None, progress: bool | None = None) -> Result:
+    """Monte-Carlo simulation of the one-step network: risks, spike, CK (mean ± s.e. over seeds)
+    (``asymptotics simulate``).
+
+    Args:
+        protocol: ``"ba"`` (Ba et al.), ``"cui"`` (Cui et al.) or ``"srf"`` (spiked RF model).
+        student: σ, a built-in name or an expression in ``x``.
+        teacher: σ*, likewise.
+        center: centre σ and σ*.
+        d: input dimension, an integer ≥ 2 (grid).
+        psi1, psi2, eta, eta_exponent: (ba) ψ1 = n/d (default 2), ψ2 = N/d (1.5), the learning-rate
+            constant (1) and the exponent of N in η (0; 0.5 is the large step) (grids).
+        alpha, alpha0, beta, eta_tilde: (cui, srf) α = n/d (1), α0 = n0/d (1), β = p/d (1), η̃ (1) (grids).
+        c, r, gamma: (srf) bulk variance (1), spike strength (0), spike–target overlap (0) (grids).
+        lam: ridge λ ≥ 0 (ba: (λ/N)‖a‖² on the mean loss, default 1e-3; cui/srf: λ‖a‖² on the
+            summed loss, default 0.01) (grid).
+        noise: σ_ε (ba default 0.1, cui/srf 0) (grid).
+        steps: (ba, cui) number of gradient steps T ≥ 1 (grid).
+        readout: (cui, srf) readout types ``"0.3,1.7:0.5,0.5"``, ``[0.3, 1.7]`` or
+            ``([0.3, 1.7], [0.5, 0.5])`` (default: uniform 1).
+        features: ``"true"`` σ(Wᵀx) or ``"ge"`` (Gaussian equivalent μ0 + μ1Wᵀx + μ2 z).
+        gradient: (ba, cui) ``"exact"`` or ``"rank1"``.
+        batches: (ba, cui) ``"same"`` or ``"fresh"``.
+        measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline).
+        n_test: test points per seed (``None``: the simulator's default).
+        test_risk: how the test risk is measured, where the installed simulator offers a choice.
+        seeds: independent seeds per grid point (≥ 2 for standard errors).
+        seed: the root seed of every numpy SeedSequence.
+        workers: worker processes (seeds and grid points in parallel).
+        blas_threads: BLAS/numba threads per task (default: cores // workers).
+        per_seed: one row per seed instead of mean ± s.e.
+        max_memory: memory the run may use (bytes or ``"8GiB"``; default 80 % of what is available).
+        progress: ``None`` (automatic), ``True`` or ``False``.
+
+    Returns:
+        a :class:`~asymptotics.results.Result` (parameters, ``<name>_mean``, ``<name>_se``, …).
+    """
+    seeds = check_int(option("seeds"), seeds, 1, MAX_SEEDS)
+    if n_test is not None:
+        n_test = check_int(option("n_test"), n_test, 2, MAX_TEST)
+    workers = check_int(option("workers"), workers, 1, MAX_WORKERS)
+    if blas_threads is not None:
+        check_int(option("blas_threads"), blas_threads, 1, 4096)
+    check_int(option("seed"), seed, 0)
+    proto = protocol.strip().lower() if isinstance(protocol, str) else protocol
+    if proto not in PROTOCOL_GRIDS:
+        raise ParameterError(option("protocol"), protocol, "one of ba, cui, srf")
+    given = {"d": d, "psi1": psi1, "psi2": psi2, "eta": eta, "eta_exponent": eta_exponent, "alpha": alpha,
+             "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma, "lam": lam,
+             "noise": noise, "steps": steps}
+    allowed = PROTOCOL_GRIDS[proto]
+    for name in _ALL_GRIDS:
+        if given[name] is not None and name not in allowed:
+            raise ParameterError(option(name), given[name],
+                                 f"omitted with {option('protocol')} {proto} (it takes {', '.join(map(option, allowed))})")
+    if proto == "ba" and readout is not None:
+        raise ParameterError(option("readout"), readout,
+                             f"omitted with {option('protocol')} ba (its readout is Gaussian N(0, 1/N))")
+    fixed: dict = {"student": student, "teacher": teacher, "center": center, "features": features}
+    if proto != "srf":
+        fixed.update(gradient=gradient, batches=batches)
+    elif (gradient, batches) != ("exact", "same"):
+        raise ParameterError(f"{option('gradient')}/{option('batches')}", (gradient, batches),
+                             f"left at exact/same with {option('protocol')} srf (the sRF model has no training step)")
+    if measure is not None:
+        fixed["measure"] = measure if isinstance(measure, str) else tuple(measure)
+    ro = _readout(readout)
+    if ro is not None:
+        fixed.update(readout_values=ro[0], readout_proportions=ro[1])
+    if max_memory is not None:
+        parse_memory(max_memory, option("max_memory"))
+    grid = product(MAX_POINTS, **{name: values(name, given[name]) for name in allowed})
+    if len(grid) * seeds > MAX_TASKS:
+        raise ParameterError(option("seeds"), seeds, f"at most {MAX_TASKS} (grid points × seeds) tasks in one command",
+                             f"{len(grid)} points × {seeds} seeds; use asymptotics sweep for larger runs")
+    from ..activations import resolve_activation
+
+    resolve_activation(student, center=center, name=option("student"))  # one error naming it, moments checked
+    resolve_activation(teacher, center=center, name=option("teacher"))
+    from validation.simulator import config_class, simulate_many
+    from validation.simulator.config import memory_estimate
+
+    cls = config_class(proto)
+    fixed.update(config_options(cls, n_test=n_test, test_risk=test_risk))
+    configs = []
+    for point in grid:
+        if "d" in point:
+            point["d"] = int(point["d"])
+        if "steps" in point:
+            point["steps"] = int(point["steps"])
+        configs.append(cls(**fixed, **point))
+    largest = max(configs, key=memory_estimate)
+    parallel = min(workers, len(configs) * seeds)
+    what = f"simulate at d = {largest.d}" + (f" with {parallel} workers" if parallel > 1 else "")
+    check_memory(what, parallel * memory_estimate(largest), max_memory, option("max_memory"))
+    total = len(configs) * seeds
+    with Progress(total, f"simulating {proto}", progress, min_total=0) as bar:
+        results = simulate_many(configs, seeds=seeds, root_seed=seed, workers=workers, blas_threads=blas_threads,
+                                progress=bar.update)
+    if per_seed:
+        rows = [{**res.config.as_dict(), **ps} for res in results for ps in res.per_seed]
+    else:
+        rows = [res.as_row() for res in results]
+    first = results[0].meta
+    meta = base_meta(
+        command="simulate", protocol=proto, seeds=seeds, root_seed=seed, workers=workers,
+        student=first["student"], teacher=first["teacher"], streams=first["streams"], test_set=first["test_set"],
+        threads_per_task=first["threads_per_task"], blas_threads_controlled=first["blas_threads_controlled"],
+        elapsed_s=first["elapsed_s"], simulator_versions=first["versions"],
+    )
+    table = table_columns(configs[0].measure, proto)
+    if per_seed:
+        table = Columns(table.params + ("seed",), table.values)
+    return Result(rows=rows, meta=meta, columns=table)

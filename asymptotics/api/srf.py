@@ -1,0 +1,248 @@
+r"""Spiked random features after one large step (Cui et al. 2024; ``docs/spiked-rf.md``):
+``asy.spiked_rf``, the command ``asymptotics theory srf``.
+
+Two ways to give the model (every numeric parameter is a grid; several form a Cartesian product):
+the one-step network, ``eta_tilde`` η̃ and ``alpha0`` α0 = n0/d (``inf`` for the isotropic limit),
+mapped to (c, r, γ); or the sRF model itself, ``c``, ``r``, ``gamma``. Common: ``alpha`` α = n/d,
+``beta`` β = p/d, ``lam`` λ (Cui's ridge Σ(y − ŷ)² + λ‖a‖², not rescaled), ``noise`` σ_ε,
+``readout`` (readout-initialisation types). Curves along α are solved by continuation.
+
+The solving is one function, :func:`solve_grid` (the seam where a vectorised grid solver plugs
+in); the rest — checks, rows, metadata — is shared by every solver.
+
+>>> import asymptotics as asy
+>>> r = asy.spiked_rf(alpha=[0.5, 1.5], alpha0=1, eta_tilde=5, lam=0.01)
+>>> r["test_error"].round(4).tolist(), r.rows[0]["c"] == r.rows[1]["c"]
+([0.3161, 0.3187], True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ..grids import parse_values
+from ..memory import check_memory
+from ..params import check_int
+from ..results import Columns, Result, base_meta, record
+from .errors import check_on_failure, option, point_error
+from .grid import product, values
+from .progress import Progress
+
+__all__ = ["spiked_rf", "solve_grid", "SRFGrid", "parse_readout", "finite_d_memory", "MAX_POINTS", "TABLE"]
+
+#: Most points of one computation (each solves a fixed point: about 3 ms a point on one core).
+MAX_POINTS = 20_000
+#: The table's default columns (every column of the result stays in csv/json/parquet).
+TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam", "alpha"),
+                ("test_error", "train_error", "r", "c", "gamma", "status"))
+
+
+def parse_readout(readout):
+    """Readout types from ``"VALUES[:PROPORTIONS]"`` (``"0.3,1.7:0.5,0.5"``), a list of values
+    (equal proportions) or ``(values, proportions)``; ``None`` is the uniform readout.
+    Returns a :class:`~asymptotics.theory.spiked_rf.ReadoutTypes` or ``None``."""
+    if readout is None or (isinstance(readout, str) and not readout.strip()):
+        return None
+    from ..theory.spiked_rf import ReadoutTypes, readout_types
+
+    if isinstance(readout, ReadoutTypes):
+        return readout
+    name = option("readout")
+    if isinstance(readout, str):
+        parts = readout.split(":")
+        if len(parts) > 2:
+            raise ParameterError(name, readout, "VALUES or VALUES:PROPORTIONS, e.g. 0.3,1.7:0.5,0.5")
+        vals = parse_values(f"{name} values", parts[0])
+        props = parse_values(f"{name} proportions", parts[1]) if len(parts) == 2 else None
+        return readout_types(vals, props)
+    if isinstance(readout, tuple) and len(readout) == 2 and all(isinstance(p, (list, tuple)) for p in readout):
+        return readout_types(parse_values(f"{name} values", list(readout[0])),
+                             parse_values(f"{name} proportions", list(readout[1])))
+    return readout_types(values(f"{name} values", readout), None)
+
+
+def finite_d_memory(d: int, p: int) -> int:
+    """Bytes of the sampled bulk at (d, p): the p×d Gaussian, normalised and projected copies,
+    two d×d identity factors of ``Spectrum.from_weights``, and the p×p eigendecomposition."""
+    return 8 * (4 * p * d + 2 * d * d + 3 * p * p) + 256 * 2**20
+
+
+@dataclass(frozen=True)
+class SRFGrid:
+    """Everything :func:`solve_grid` needs (checked): the activations, the model points (dicts of
+    ``eta_tilde, alpha0, noise`` or ``c, r, gamma, noise``), the β, λ and α values, the readout
+    types (or ``None``), the tolerance, and the sampled bulk (``finite_d`` d and ``seed``) or the
+    Marchenko–Pastur limit (``finite_d=None``). Solutions come back in the order
+    model point × β × λ (slowest first) × α."""
+
+    student: object
+    teacher: object
+    models: list
+    betas: list
+    lams: list
+    alphas: list
+    readout: object
+    srf_mode: bool
+    tol: float
+    finite_d: int | None
+    seed: int
+
+    @property
+    def size(self) -> int:
+        return len(self.models) * len(self.betas) * len(self.lams) * len(self.alphas)
+
+
+def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
+    """Solve the sRF fixed point at every point of ``spec``; returns one solution per point (a
+    :class:`~asymptotics.theory.spiked_rf.SpikedRFSolution`: ``converged`` False with its status
+    and message on failure, never an exception for a point), in the order of :class:`SRFGrid`.
+    ``step(n)`` reports progress (one step per (model, β, λ) curve).
+
+    Today: one continuation along α per (model, β, λ) with the public functions of
+    :mod:`asymptotics.theory.spiked_rf`; a vectorised grid solver replaces this function's body.
+    """
+    from ..theory.spiked_rf import channel_model, cui_to_srf, sample_spectrum, spiked_rf_curve, srf_parameters
+
+    sols, spectra = [], {}
+    for mp in spec.models:
+        if spec.srf_mode:
+            params = srf_parameters(mp["c"], mp["r"], mp["gamma"], spec.readout)
+        else:
+            params = cui_to_srf(mp["eta_tilde"], mp["alpha0"], spec.student, spec.teacher, mp["noise"], spec.readout)
+        model = channel_model(params, spec.student, spec.teacher, mp["noise"])
+        for beta in spec.betas:
+            for lam in spec.lams:
+                prior = None
+                if spec.finite_d is not None:
+                    p_ = max(1, round(beta * spec.finite_d))
+                    key = (p_, params.c)
+                    if key not in spectra:  # the same draw for every λ (same seed)
+                        spectra[key] = sample_spectrum(spec.finite_d, p_, params.c, seed=spec.seed)
+                    prior = spectra[key]
+                sols += spiked_rf_curve(model, spec.alphas, beta, lam, tol=spec.tol, on_failure="return", prior=prior)
+                step()
+    return sols
+
+
+def _row(mp: dict, sol, srf_mode: bool) -> dict:
+    from ..solvers import Status
+
+    row = {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in mp.items() if k != "noise"}
+    row.update(record(sol))
+    if srf_mode:
+        row.pop("eta_tilde", None)
+        row.pop("alpha0", None)
+    row["noise"] = mp["noise"]
+    code = Status(int(sol.status))
+    if not sol.converged and code == Status.CONVERGED:  # the responses converged, the rest has no solution
+        code = Status.SINGULAR
+    label = code.label
+    if row.get("status") != label:  # the solver's sentence moves to ``message``; status is the label
+        row["message"] = row.get("status")
+        row["status"] = label
+    return row
+
+
+def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_tilde=None, alpha0=None, c=None,
+              r=None, gamma=None, noise=0.0, readout=None, center: bool = True, tol: float = 1e-12,
+              finite_d: int | None = None, seed: int = 0, max_memory=None, on_failure: str = "raise",
+              progress: bool | None = None) -> Result:
+    """Exact asymptotic test and training error of ridge on spiked random features after one large
+    step (``asymptotics theory srf``).
+
+    Args:
+        alpha: α = n/d, samples of the ridge per dimension (grid).
+        student: σ, a built-in name or an expression in ``x`` (or an Activation).
+        teacher: σ*, likewise.
+        beta: β = p/d, width per dimension (grid).
+        lam: ridge λ ≥ 0 in Cui's convention Σ(y − ŷ)² + λ‖a‖² (grid).
+        eta_tilde: η̃ ≥ 0, the one-step learning rate (η̃·p on the plain gradient) (grid).
+        alpha0: α0 = n0/d of the first step, or ``inf`` (grid).
+        c: the sRF bulk variance c > 0 (grid); with ``r`` and ``gamma`` instead of
+            ``eta_tilde`` and ``alpha0``.
+        r: the sRF spike strength (grid).
+        gamma: the sRF spike–target overlap γ ∈ [−1, 1] (grid).
+        noise: σ_ε, the label noise (grid).
+        readout: readout-initialisation types: ``"0.3,1.7:0.5,0.5"``, ``[0.3, 1.7]`` (equal
+            proportions) or ``([0.3, 1.7], [0.5, 0.5])``; ``None`` is the uniform readout.
+        center: centre σ and σ*.
+        tol: residual tolerance of the fixed point, in [1e-16, 1).
+        finite_d: instead of the Marchenko–Pastur limit, the spectrum of one sampled bulk at this d
+            (p = round(βd); uniform readout only).
+        seed: seed of the sampled bulk.
+        max_memory: memory the sampled bulk may use (bytes or ``"8GiB"``; default 80 % of what is
+            available).
+        on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
+        progress: ``None`` (automatic), ``True`` or ``False`` (:mod:`asymptotics.api.progress`).
+
+    Returns:
+        a :class:`~asymptotics.results.Result` with the columns ``test_error, train_error``, the
+        sRF parameters ``r, c, gamma, rho``, the order parameters (``V1, V2, q1, q2, m, t, psi``
+        and their conjugates; ``Q1, Q2`` as K×K blocks for K readout types) and the solver's
+        ``status, iterations, residual, prior, quadrature_error, stability_margin``.
+    """
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 1e-16 <= tol < 1):
+        raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
+    on_failure = check_on_failure(on_failure)
+    srf_mode = any(v is not None for v in (c, r, gamma))
+    net_mode = any(v is not None for v in (eta_tilde, alpha0))
+    srf_names = "/".join(option(n) for n in ("c", "r", "gamma"))
+    net_names = "/".join(option(n) for n in ("eta_tilde", "alpha0"))
+    if srf_mode and net_mode:
+        raise ParameterError(srf_names, (c, r, gamma),
+                             f"not combined with {net_names} (choose the sRF model or the network)")
+    if srf_mode and None in (c, r, gamma):
+        raise ParameterError(srf_names, (c, r, gamma), "all three given for the sRF model")
+    if not srf_mode and None in (eta_tilde, alpha0):
+        raise ParameterError(net_names, (eta_tilde, alpha0),
+                             f"both given (or {' '.join(option(n) for n in ('c', 'r', 'gamma'))} for the sRF model)")
+    alphas = values("alpha", alpha)
+    betas, lams = values("beta", beta), values("lam", lam)
+    noises = values("noise", noise)
+    if srf_mode:
+        models = product(c=values("c", c), r=values("r", r), gamma=values("gamma", gamma), noise=noises)
+    else:
+        models = product(eta_tilde=values("eta_tilde", eta_tilde), alpha0=values("alpha0", alpha0, allow_inf=True),
+                         noise=noises)
+    product(MAX_POINTS, model=models, beta=betas, lam=lams, alpha=alphas)  # size check only
+    ro = parse_readout(readout)
+    if finite_d is not None:
+        finite_d = check_int(option("finite_d"), finite_d, 2)
+        if ro is not None and not ro.is_uniform:
+            raise ParameterError(option("finite_d"), finite_d, "used with the uniform readout only (no readout types)")
+        p_max = max(max(1, round(b * finite_d)) for b in betas)
+        check_memory(f"{option('finite_d')} {finite_d} (p = {p_max})", finite_d_memory(finite_d, p_max), max_memory,
+                     option("max_memory"))
+    from ..activations import resolve_activation
+
+    spec = SRFGrid(resolve_activation(student, center=center, name=option("student")),
+                   resolve_activation(teacher, center=center, name=option("teacher")),
+                   models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0))
+    with Progress(len(models) * len(betas) * len(lams), "theory srf", progress) as bar:
+        sols = solve_grid(spec, bar.advance)
+    rows, n_failed = [], 0
+    keys = [(mp, b, lm) for mp in models for b in betas for lm in lams]
+    for k, sol in enumerate(sols):
+        mp, b, lm = keys[k // len(alphas)]
+        row = _row(mp, sol, srf_mode)
+        if not sol.converged:
+            n_failed += 1
+            if on_failure == "raise":
+                point = {**{n: v for n, v in mp.items()}, "beta": b, "lam": lm, "alpha": sol.alpha}
+                raise point_error("theory srf", point, sol.message)
+        rows.append(row)
+    meta = base_meta(
+        command="theory srf",
+        model="srf" if srf_mode else "one-step network (Cui et al. 2024)",
+        activations={"student": spec.student.as_dict(), "teacher": spec.teacher.as_dict()},
+        readout=None if ro is None else ro.as_dict(),
+        tolerance=tol,
+        prior="Marchenko–Pastur closed form" if finite_d is None else f"sampled bulk, d = {finite_d}, seed = {seed}",
+        conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
+                    "test_error excludes the label noise, train_error includes it",
+        formulas="docs/spiked-rf.md",
+        failed=n_failed,
+    )
+    return Result(rows=rows, meta=meta, columns=TABLE)

@@ -1,0 +1,548 @@
+r"""The compiled fixed point of the large-step risk with a Gaussian readout (a template).
+
+Rendered by :mod:`.compiled` (:mod:`asymptotics.codegen.templates`): the placeholders above the
+marker are bound to the dense linear algebra (``_dense_template.py``), the spectral radius
+(``_spectral_template.py``) and the spike–mean block (``_mean_block_template.py``). The equations are
+those of
+``docs/large-step-exact.md`` (the prior: :mod:`asymptotics.theory.large_step.typed_prior`; the
+spike–mean block: :mod:`asymptotics.theory.large_step.spike_mean_block`), evaluated here without
+forming T = B(I + βMB)⁻¹: with H = I + β√B M √B = UᵀU and Y = U⁻ᵀ √B μ1ᵀ (n × K),
+
+    P = μ1 T μ1ᵀ = YᵀY,   τ-map(u_j) = c_j P_jj,
+    V(κ_a) = M_aa − β Σ_jl Λ_j μ1_ja P_jl Λ_l μ1_la + Σ_j (π_j/S_j) μ2²_ja,   Λ = π c/S,
+
+so one evaluation of the response map costs K n²/2 + n³/6 + K n²/2 + 2 n K² multiply-adds. At the
+solution, with E = P Λ μ1 (from the last evaluation): 𝒱 = M − β (Λμ1)ᵀE, A1 = μ1 − β E, and the
+variance map
+𝓛 = Ψᵀ diag(π/S²)(I − C)⁻¹ Ψ + β 𝒱∘𝒱 is symmetric, so 𝓛 diag(W) (W = B/(1 + V)) has the
+eigenvalues of the symmetric √W 𝓛 √W.
+
+The loop is the one of :class:`asymptotics.solvers.Anderson` (type II, memory m, restart when the
+residual grows by ``restart_factor`` over the best one, the history cut to the newest pair when
+its least-squares problem is ill-conditioned), on x = (log V, log τ). Status codes are those of
+:class:`asymptotics.solvers.Status`; the outcome of the assembly at the solution is one of the
+``ASSEMBLED`` … ``SINGULAR_SYSTEM`` codes below (read by :mod:`.compiled`).
+
+Sources of the second-order traces are collected in :func:`variance_sources`: a further source
+(e.g. the N^{-1/2} cross terms of the mean block with the other sources) is a new term there.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from asymptotics.solvers.result import Status
+
+
+def cholesky_upper(H):  # placeholder: bound to the dense, spectral and mean-block modules in the rendered module
+    raise NotImplementedError
+
+
+def forward_rows(U, R):  # placeholder
+    raise NotImplementedError
+
+
+def lu_factor(A):  # placeholder
+    raise NotImplementedError
+
+
+def lu_solve_vec(LU, piv, b):  # placeholder
+    raise NotImplementedError
+
+
+def lu_solve_rows(LU, piv, B):  # placeholder
+    raise NotImplementedError
+
+
+def weighted_gram(A, d):  # placeholder
+    raise NotImplementedError
+
+
+def gram_rows(R):  # placeholder
+    raise NotImplementedError
+
+
+def matmul(A, B):  # placeholder
+    raise NotImplementedError
+
+
+def matmul_tn(A, B):  # placeholder
+    raise NotImplementedError
+
+
+def matvec(A, x):  # placeholder
+    raise NotImplementedError
+
+
+def rmatvec(A, x):  # placeholder
+    raise NotImplementedError
+
+
+def spectral_radius_symmetric(A):  # placeholder
+    raise NotImplementedError
+
+
+def spd_solve(U, b):  # placeholder
+    raise NotImplementedError
+
+
+def small_lstsq(F, r, rcond):  # placeholder
+    raise NotImplementedError
+
+
+def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):  # placeholder
+    raise NotImplementedError
+
+
+def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):  # placeholder
+    raise NotImplementedError
+
+
+# ---- kernels (copied into the rendered module) ----
+
+CONVERGED = int(Status.CONVERGED)
+MAX_STEPS = int(Status.MAX_STEPS)
+NONFINITE = int(Status.NONFINITE)
+
+#: outcome of the assembly at a converged response solve
+ASSEMBLED = 0
+UNSTABLE = 1            # spectral radius of the variance map ≥ 1 − min_margin
+NONFINITE_RISK = 2
+NONFINITE_TRAIN = 3
+NEGATIVE_VARIANCE = 4
+SINGULAR_SYSTEM = 5
+
+#: floor of the responses in the logarithmic variables
+TAU_FLOOR = 1e-300
+EPS = 2.220446049250313e-16
+
+#: rows of the per-point vector output
+VEC_ROWS = 7            # V, q, omega_bar, omega0, t, psi, conditional error
+#: entries of the per-point scalar output
+SCAL_SIZE = 7           # risk1, train, spike_error, mean rank, residual, spectral radius, code
+
+
+@njit(cache=True, nogil=True)
+def safe_log(v):
+    """log max(v, floor), NaN kept."""
+    if v >= TAU_FLOOR:
+        return math.log(v)
+    if v == v:
+        return math.log(TAU_FLOOR)
+    return math.nan
+
+
+@njit(cache=True, nogil=True)
+def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
+    """The deterministic equivalent at (B, D = λ_C + μ2²·b) and τ: the state (S, M, P, E = PΛμ1,
+    Λμ1, τ-map, V) and whether I + β√B M √B was positive definite."""
+    K, n = mu1.shape
+    D = np.empty(K)
+    S = np.empty(K)
+    lam = np.empty(K)
+    for j in range(K):
+        s = 0.0
+        for a in range(n):
+            s += mu2_sq[j, a] * b[a]
+        D[j] = lam_c + s
+        S[j] = D[j] + tau[j]
+        lam[j] = pi[j] * bulk[j] / S[j]
+    M = weighted_gram(mu1, lam)
+    sb = np.sqrt(b)
+    H = np.empty((n, n))
+    for a in range(n):
+        for c in range(n):
+            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
+        H[a, a] += 1.0
+    U, ok = cholesky_upper(H)
+    R = np.empty((n, K))
+    for a in range(n):
+        for j in range(K):
+            R[a, j] = sb[a] * mu1[j, a]
+    Y = forward_rows(U, R)
+    P = gram_rows(Y)
+    tau_map = np.empty(K)
+    for j in range(K):
+        tau_map[j] = bulk[j] * P[j, j]
+    LM = np.empty((K, n))
+    for j in range(K):
+        for a in range(n):
+            LM[j, a] = lam[j] * mu1[j, a]
+    E = matmul(P, LM)                                        # P Λ μ1 (K × n)
+    s2 = np.zeros(n)
+    s3 = np.zeros(n)
+    for j in range(K):
+        cj = pi[j] / S[j]
+        lj = LM[j]
+        ej = E[j]
+        mj = mu2_sq[j]
+        for a in range(n):
+            s2[a] += lj[a] * ej[a]
+            s3[a] += cj * mj[a]
+    V = np.empty(n)
+    for a in range(n):
+        V[a] = M[a, a] - beta * s2[a] + s3[a]
+    return (S, M, P, E, LM, tau_map, V), ok
+
+
+@njit(cache=True, nogil=True)
+def response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta):
+    """(log V, log τ) ↦ (log V-map, log τ-map) with B = diag(w ψ1/ψ2 / (1 + V)); also the state."""
+    n = w.shape[0]
+    K = bulk.shape[0]
+    b = np.empty(n)
+    for a in range(n):
+        b[a] = w[a] * ratio / (1.0 + math.exp(x[a]))
+    tau = np.empty(K)
+    for j in range(K):
+        tau[j] = math.exp(x[n + j])
+    out = np.empty(n + K)
+    state, ok = prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta)
+    if not ok:
+        out[:] = math.nan
+        return out, state
+    tau_map, V = state[5], state[6]
+    for a in range(n):
+        out[a] = safe_log(V[a])
+    for j in range(K):
+        out[n + j] = safe_log(tau_map[j])
+    return out, state
+
+
+@njit(cache=True, nogil=True)
+def cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta):
+    """The responses at V = 0 and τ = c ∘ diag(μ1 B μ1ᵀ) (the self-energy at M = 0), in logs."""
+    K, n = mu1.shape
+    b0 = w * psi1 / psi2
+    tau0 = np.empty(K)
+    for j in range(K):
+        s = 0.0
+        for a in range(n):
+            s += (mu1[j, a] * b0[a]) * mu1[j, a]
+        tau0[j] = bulk[j] * s
+    state, ok = prior_core(b0, tau0, lam_c, mu1, mu2_sq, bulk, pi, beta)
+    tau_map, V = state[5], state[6]
+    x0 = np.empty(n + K)
+    for a in range(n):
+        x0[a] = safe_log(V[a]) if ok else 0.0
+    for j in range(K):
+        x0[n + j] = safe_log(tau_map[j]) if ok else 0.0
+    return x0
+
+
+@njit(cache=True, nogil=True)
+def scaled_residual(r, x):
+    """max_i |r_i| / max(1, |x_i|) (inf when not finite)."""
+    v = 0.0
+    for i in range(r.shape[0]):
+        s = abs(r[i]) / max(1.0, abs(x[i]))
+        if not (s < math.inf):
+            return math.inf
+        v = max(v, s)
+    return v
+
+
+@njit(cache=True, nogil=True)
+def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_steps, memory, damping,
+             restart_factor):
+    """Anderson acceleration of the response map: ``(x, r, status, iterations, state at x)``."""
+    m = x0.shape[0]
+    x = x0.copy()
+    hX = np.empty((memory, m))
+    hF = np.empty((memory, m))
+    cnt = 0
+    x_prev = np.empty(m)
+    f_prev = np.empty(m)
+    have_prev = False
+    best = math.inf
+    r = np.full(m, math.nan)
+    state = (np.empty(0), np.empty((0, 0)), np.empty((0, 0)), np.empty((0, 0)), np.empty((0, 0)), np.empty(0),
+             np.empty(0))
+    for k in range(1, max_steps + 1):
+        gx, state = response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta)
+        r = gx - x
+        ok = True
+        nrm = 0.0
+        for i in range(m):
+            a = abs(r[i])
+            if not (a < math.inf and abs(x[i]) < math.inf):
+                return x, r, NONFINITE, k, state
+            if a > atol + rtol * abs(x[i]):
+                ok = False
+            nrm = max(nrm, a)
+        if ok:
+            return x, r, CONVERGED, k, state
+        if nrm > restart_factor * best:  # stagnation / divergence guard: restart
+            cnt = 0
+            have_prev = False
+        best = min(best, nrm)
+        if have_prev:
+            if cnt == memory:
+                for c in range(memory - 1):
+                    hX[c] = hX[c + 1]
+                    hF[c] = hF[c + 1]
+                cnt -= 1
+            hX[cnt] = x - x_prev
+            hF[cnt] = r - f_prev
+            cnt += 1
+        x_prev[:] = x
+        f_prev[:] = r
+        have_prev = True
+        step = damping * r
+        if cnt > 0:
+            F = np.ascontiguousarray(hF[:cnt].T)
+            gamma, rank, smin, smax = small_lstsq(F, r, EPS * max(m, cnt))
+            bad = rank < cnt or smin < 1e-12 * smax or not np.all(np.isfinite(gamma))
+            if bad:  # ill-conditioned history: keep only the newest pair
+                hX[0] = hX[cnt - 1]
+                hF[0] = hF[cnt - 1]
+                cnt = 1
+                F = np.ascontiguousarray(hF[:1].T)
+                gamma, _, _, _ = small_lstsq(F, r, EPS * m)
+            if np.all(np.isfinite(gamma)):
+                for c in range(cnt):
+                    gc = gamma[c]
+                    for i in range(m):
+                        step[i] -= (hX[c, i] + damping * hF[c, i]) * gc
+        x = x + step
+    return x, r, MAX_STEPS, max_steps, state
+
+
+@njit(cache=True, nogil=True)
+def variance_sources(N, finite, bulk, beta, t_hat, g0):
+    """The source on D of the second-order traces: g = β c t̂² (+ N ĝ0² at finite width).
+    (The source on B is diag(ŵE/(1+V)) + β y yᵀ with y = B h̃1, applied in the assembly.)"""
+    g = beta * bulk * t_hat**2
+    if finite:
+        g = g + N * g0**2
+    return g
+
+
+@njit(cache=True, nogil=True)
+def variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, s, y, g):
+    """q(κ) = −dV(κ) along B' = diag(s) + β y yᵀ, D' = Σ_a s_a μ2²(κ_a; ·) + g."""
+    rhs = matvec(Psi, s)
+    q = beta * matvec(Vop**2, s)
+    ay = matvec(A1, y)
+    rhs = rhs + beta * bulk * ay**2
+    vy = beta * matvec(Vop, y)
+    q = q + vy**2
+    rhs = rhs + g
+    dS = lu_solve_vec(LUc, pivc, rhs)
+    return q + rmatvec(Psi, wS2 * dS)
+
+
+@njit(cache=True, nogil=True)
+def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noise_var, bulk, pi, beta, ratio, lam_c,
+             width, rcond, min_margin, vec, scal):
+    """Every equation at the converged responses x for width N (``inf``: the limit). Fills ``vec``
+    (V, q, ω̄, ω0, t, ψ, E(κ)) and ``scal`` (R1, train, spike error, rank, residual, ρ, code);
+    returns the code."""
+    K, n = mu1.shape
+    V = np.exp(x[:n])
+    tau = np.exp(x[n:])
+    b = w * ratio / (1.0 + V)
+    sb = np.sqrt(b)
+    S, M, P, E, LM, tau_map, V_map = state
+    scal[:] = math.nan
+    Vop = M - beta * matmul_tn(LM, E)                         # 𝒱 = M − β MTM = M − β (Λμ1)ᵀ P Λμ1
+    Vop = 0.5 * (Vop + Vop.T)
+    A1 = mu1 - beta * E                                      # μ1 (I − βTM) = μ1 − β P Λ μ1
+    finite = not math.isinf(width)
+    if finite:
+        xb, omega0, t, t_hat, g0, rank, blk_resid, ok = mean_block_finite(width, sb, S, M, mu0, mu1, kappa, h, pi, beta)
+    else:
+        xb, omega0, t, t_hat, g0, rank, blk_resid, ok = mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond)
+    if not ok:
+        scal[6] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    y1 = b * h1t
+    psi = beta * matvec(Vop, y1)
+    E0 = xb**2 + h2t - h**2 - 2.0 * psi * h1t + noise_var
+    g = variance_sources(width, finite, bulk, beta, t_hat, g0)
+    S2 = S**2
+    wS2 = pi / S2
+    ImC = np.empty((K, K))
+    for j in range(K):
+        for q in range(K):
+            ImC[j, q] = -beta * bulk[j] * (pi[q] * bulk[q] / S2[q]) * P[j, q] ** 2
+        ImC[j, j] += 1.0
+    Psi = np.empty((K, n))
+    for j in range(K):
+        for a in range(n):
+            Psi[j, a] = bulk[j] * A1[j, a] ** 2 + mu2_sq[j, a]
+    LUc, pivc, ok = lu_factor(ImC)
+    if not ok:
+        scal[6] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    f_fixed = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, np.zeros(n), y1, g)
+    X2 = lu_solve_rows(LUc, pivc, Psi)
+    Lmat = beta * Vop**2
+    for j in range(K):
+        for a in range(n):
+            f = Psi[j, a] * wS2[j]
+            if f != 0.0:
+                for c in range(n):
+                    Lmat[a, c] += f * X2[j, c]
+    Wd = b / (1.0 + V)
+    sw = np.sqrt(Wd)
+    Ssym = np.empty((n, n))                                  # √W 𝓛 √W, similar to 𝓛 diag(W)
+    for a in range(n):
+        for c in range(n):
+            Ssym[a, c] = 0.5 * (Lmat[a, c] + Lmat[c, a]) * sw[a] * sw[c]
+    if not np.all(np.isfinite(Ssym)):
+        scal[6] = NONFINITE_RISK
+        return NONFINITE_RISK
+    rad = spectral_radius_symmetric(Ssym)
+    scal[5] = rad
+    if not rad < 1.0 - min_margin:
+        scal[6] = UNSTABLE
+        return UNSTABLE
+    # q = (I − 𝓛W)⁻¹ f = f + 𝓛 √W (I − √W𝓛√W)⁻¹ √W f (push-through; an SPD solve)
+    ImS = -Ssym
+    for a in range(n):
+        ImS[a, a] += 1.0
+    Us, ok = cholesky_upper(ImS)
+    if not ok:
+        scal[6] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    fq = matvec(Lmat, Wd * E0) + f_fixed
+    u = spd_solve(Us, sw * fq)
+    q = fq + matvec(Lmat, sw * u)
+    E_train = E0 + q
+    E_test = E_train - noise_var
+    risk1 = np.sum(w * E_test)
+    train = np.sum(w * (E_train / (1.0 + V) ** 2))
+    q_chk = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, b * E_train / (1.0 + V), y1, g)
+    qscale = max(1.0, np.max(np.abs(q)))
+    vscale = max(1.0, np.max(V))
+    tres = 0.0
+    for j in range(K):
+        tres = max(tres, abs(tau_map[j] - tau[j]) / max(1.0, abs(tau[j])))
+    resid = max(solve_resid, np.max(np.abs(V_map - V)) / vscale, tres, blk_resid,
+                np.max(np.abs(q_chk - q)) / qscale)
+    vec[0] = V
+    vec[1] = q
+    vec[2] = omega0 + kappa * t
+    vec[3] = omega0
+    vec[4] = t
+    vec[5] = psi
+    vec[6] = E_test
+    scal[0] = risk1
+    scal[1] = train
+    scal[2] = np.sum(w * xb**2)
+    scal[3] = rank
+    scal[4] = resid
+    code = ASSEMBLED
+    if not (abs(risk1) < math.inf):
+        code = NONFINITE_RISK
+    elif not (abs(train) < math.inf):
+        code = NONFINITE_TRAIN
+    elif np.any(q < -1e-10 * qscale) or risk1 < -1e-12:
+        code = NEGATIVE_VARIANCE
+    scal[6] = code
+    return code
+
+
+@njit(cache=True, nogil=True)
+def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bulk_new):
+    """A start for new readout types on the same κ nodes: V(κ) kept, τ(u) = c(u) μ1(·; u)ᵀ T μ1(·; u)
+    with T = √B (I + β√B M √B)⁻¹ √B of the solution x (one step of the self-energy map)."""
+    K, n = mu1.shape
+    Kn = bulk_new.shape[0]
+    V = np.exp(x[:n])
+    b = w * ratio / (1.0 + V)
+    sb = np.sqrt(b)
+    lam = np.empty(K)
+    for j in range(K):
+        s = 0.0
+        for a in range(n):
+            s += mu2_sq[j, a] * b[a]
+        lam[j] = pi[j] * bulk[j] / (lam_c + s + math.exp(x[n + j]))
+    M = weighted_gram(mu1, lam)
+    H = np.empty((n, n))
+    for a in range(n):
+        for c in range(n):
+            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
+        H[a, a] += 1.0
+    U, ok = cholesky_upper(H)
+    out = np.empty(n + Kn)
+    out[:n] = x[:n]
+    if not ok:
+        out[n:] = math.nan
+        return out
+    R = np.empty((n, Kn))
+    for a in range(n):
+        for j in range(Kn):
+            R[a, j] = sb[a] * mu1_new[j, a]
+    Y = forward_rows(U, R)
+    for j in range(Kn):
+        s = 0.0
+        for a in range(n):
+            s += Y[a, j] * Y[a, j]
+        out[n + j] = safe_log(bulk_new[j] * s)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, bulk, pi, par, lam_cs,
+               widths, atol, rtol, max_steps, rcond, min_margin):
+    """The fixed point at every λ_C of ``lam_cs`` (in order) and every width, for one tabulated model.
+
+    ``par`` = (ψ1, ψ2, σ_ε²). Point p starts from ``x_start[p]`` when ``start_kind[p]`` is 1 (as
+    given) or 2 (a warm start: retried from the cold start if it fails), else from the previous
+    converged point (``continuation``; retried cold likewise), else cold. The widths share the
+    response solve; a width after one that assembled reports 1 iteration (the solve restarted at the
+    solution passes at once), as the Python driver does.
+
+    Returns (X, status, iterations, residual, vec, scal, width_iterations)."""
+    psi1, psi2, noise_var = par[0], par[1], par[2]
+    beta = psi2
+    ratio = psi1 / psi2
+    K, n = mu1.shape
+    m = n + K
+    npt = lam_cs.shape[0]
+    nw = widths.shape[0]
+    X = np.empty((npt, m))
+    status = np.empty(npt, dtype=np.int64)
+    iters = np.empty(npt, dtype=np.int64)
+    resid = np.empty(npt)
+    vec = np.full((npt, nw, VEC_ROWS, n), math.nan)
+    scal = np.full((npt, nw, SCAL_SIZE), math.nan)
+    wit = np.empty((npt, nw), dtype=np.int64)
+    have = False
+    xprev = np.empty(m)
+    for p in range(npt):
+        lam_c = lam_cs[p]
+        warm = False
+        if start_kind[p] > 0:
+            x0 = x_start[p].copy()
+            warm = start_kind[p] == 2
+        elif continuation and have:
+            x0 = xprev.copy()
+            warm = True
+        else:
+            x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
+        x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol,
+                                       rtol, max_steps, 5, 1.0, 1e3)
+        if warm and st != CONVERGED:
+            x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
+            x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta,
+                                           atol, rtol, max_steps, 5, 1.0, 1e3)
+        X[p] = x
+        status[p] = st
+        iters[p] = it
+        resid[p] = scaled_residual(r, x)
+        if st == CONVERGED:
+            have = True
+            xprev[:] = x
+        any_ok = False
+        for k in range(nw):
+            wit[p, k] = 1 if any_ok else it
+            if st == CONVERGED:
+                code = assemble(x, state, resid[p], w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noise_var, bulk,
+                                pi, beta, ratio, lam_c, widths[k], rcond, min_margin, vec[p, k], scal[p, k])
+                if code == ASSEMBLED:
+                    any_ok = True
+    return X, status, iters, resid, vec, scal, wit

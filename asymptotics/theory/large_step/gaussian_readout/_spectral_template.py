@@ -1,0 +1,345 @@
+r"""Extreme eigenvalues and a truncated SVD for the compiled large-step fixed point (a template).
+
+Rendered by :mod:`.compiled` with the placeholders below bound to the dense-algebra module
+(``_dense_template.py``); BLAS-free for the reasons given there.
+
+* :func:`symmetric_extreme_eigenvalues`, :func:`spectral_radius_symmetric` — Householder reduction to
+  a tridiagonal matrix, then bisection on Sturm counts (to the spacing of floating-point numbers);
+* :func:`truncated_svd` — Householder QR with column pivoting, then one-sided (Hestenes) Jacobi on
+  the leading rows of the triangular factor (the singular triplets above a relative cut);
+* :func:`small_lstsq` — minimum-norm least squares for a few columns (Anderson's history), with the
+  rank decision of LAPACK's ``gelsd``.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+def accumulate_rows(out, coef, B):  # placeholder: bound to the dense-algebra module
+    raise NotImplementedError
+
+
+def householder(x):  # placeholder
+    raise NotImplementedError
+
+
+# ---- kernels (copied into the rendered module) ----
+
+EPS = 2.220446049250313e-16
+
+
+@njit(cache=True, nogil=True)
+def _sturm_count(d, e2, x):
+    """Number of eigenvalues < x of the symmetric tridiagonal (d, off-diagonal squares e2)."""
+    n = d.shape[0]
+    cnt = 0
+    q = d[0] - x
+    if q < 0.0:
+        cnt += 1
+    for i in range(1, n):
+        if q == 0.0:
+            q = EPS * (abs(x) + 1e-300)
+        q = d[i] - x - e2[i - 1] / q
+        if q < 0.0:
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True)
+def _bisect(d, e2, lo, hi, target):
+    """The smallest x in [lo, hi] with Sturm count ≥ ``target`` (to floating-point spacing)."""
+    a, b = lo, hi
+    for _ in range(2000):
+        mid = 0.5 * (a + b)
+        if mid <= a or mid >= b:
+            break
+        if _sturm_count(d, e2, mid) >= target:
+            b = mid
+        else:
+            a = mid
+    return 0.5 * (a + b)
+
+
+@njit(cache=True, nogil=True)
+def _tridiagonal(A):
+    """(d, e): the symmetric tridiagonal matrix orthogonally similar to A (Householder)."""
+    n = A.shape[0]
+    T = A.copy()
+    d = np.empty(n)
+    e = np.zeros(max(n - 1, 1))
+    vf = np.zeros(n)
+    p = np.zeros(n)
+    for k in range(n - 2):
+        off = k + 1
+        a0 = (off // 4) * 4                      # aligned start; vf, p are zero below off
+        v, tau, beta = householder(T[k, off:].copy())
+        d[k] = T[k, k]
+        e[k] = beta
+        if tau == 0.0:
+            continue
+        vf[:] = 0.0
+        vf[off:] = v
+        p[:] = 0.0
+        accumulate_rows(p[a0:], vf[off:], T[off:, a0:])   # p = τ A22 v (A22 symmetric: rows times v_i)
+        pv = 0.0
+        for j in range(off, n):
+            p[j] *= tau
+            pv += p[j] * vf[j]
+        for j in range(off, n):                  # w = p − (τ/2)(pᵀv) v
+            p[j] -= 0.5 * tau * pv * vf[j]
+        for j in range(a0, off):
+            p[j] = 0.0
+        for i in range(off, n):                  # A22 −= v wᵀ + w vᵀ
+            ri = T[i]
+            vi = vf[i]
+            wi = p[i]
+            for j in range(a0, n):
+                ri[j] -= vi * p[j] + wi * vf[j]
+    if n >= 2:
+        d[n - 2] = T[n - 2, n - 2]
+        e[n - 2] = T[n - 2, n - 1]
+    d[n - 1] = T[n - 1, n - 1]
+    return d, e
+
+
+@njit(cache=True, nogil=True)
+def _gershgorin(d, e):
+    n = d.shape[0]
+    lo = math.inf
+    hi = -math.inf
+    for i in range(n):
+        r = 0.0
+        if i > 0:
+            r += abs(e[i - 1])
+        if i < n - 1:
+            r += abs(e[i])
+        lo = min(lo, d[i] - r)
+        hi = max(hi, d[i] + r)
+    span = max(abs(lo), abs(hi), 1e-300)
+    return lo - EPS * span, hi + EPS * span
+
+
+@njit(cache=True, nogil=True)
+def symmetric_extreme_eigenvalues(A):
+    """(λmin, λmax) of the symmetric matrix A (finite): Householder reduction to a tridiagonal
+    matrix, then bisection on Sturm counts to the spacing of floating-point numbers."""
+    d, e = _tridiagonal(A)
+    e2 = e * e
+    lo, hi = _gershgorin(d, e)
+    n = d.shape[0]
+    return _bisect(d, e2, lo, hi, 1), _bisect(d, e2, lo, hi, n)
+
+
+@njit(cache=True, nogil=True)
+def spectral_radius_symmetric(A):
+    """max |λ| of the symmetric matrix A (finite): λmax by bisection; λmin only when some
+    eigenvalue lies below −λmax (one Sturm count decides)."""
+    d, e = _tridiagonal(A)
+    e2 = e * e
+    lo, hi = _gershgorin(d, e)
+    n = d.shape[0]
+    lmax = _bisect(d, e2, lo, hi, n)
+    if _sturm_count(d, e2, -abs(lmax)) == 0:
+        return abs(lmax)
+    lmin = _bisect(d, e2, lo, hi, 1)
+    return max(abs(lmin), abs(lmax))
+
+
+@njit(cache=True, nogil=True)
+def _jacobi_rows(At, Wt):
+    """One-sided (Hestenes) Jacobi: rotate pairs of rows of At (and of Wt alike) until every pair is
+    orthogonal to working precision. The squared row norms are kept up to date through the
+    rotations and recomputed at the start of every sweep."""
+    k, m = At.shape
+    tol = EPS * max(m, 1)
+    nrm = np.empty(k)
+    for _ in range(100):
+        for p in range(k):
+            s = 0.0
+            ap = At[p]
+            for i in range(m):
+                s += ap[i] * ap[i]
+            nrm[p] = s
+        rotated = False
+        for p in range(k - 1):
+            ap = At[p]
+            for q in range(p + 1, k):
+                aq = At[q]
+                gamma = 0.0
+                for i in range(m):
+                    gamma += ap[i] * aq[i]
+                alpha = nrm[p]
+                beta = nrm[q]
+                if gamma == 0.0 or abs(gamma) <= tol * math.sqrt(alpha * beta):
+                    continue
+                rotated = True
+                zeta = (beta - alpha) / (2.0 * gamma)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                c = 1.0 / math.sqrt(1.0 + t * t)
+                s = c * t
+                for i in range(m):
+                    x = ap[i]
+                    y = aq[i]
+                    ap[i] = c * x - s * y
+                    aq[i] = s * x + c * y
+                nrm[p] = alpha - t * gamma
+                nrm[q] = beta + t * gamma
+                wp = Wt[p]
+                wq = Wt[q]
+                for i in range(wp.shape[0]):
+                    x = wp[i]
+                    y = wq[i]
+                    wp[i] = c * x - s * y
+                    wq[i] = s * x + c * y
+        if not rotated:
+            return
+
+
+@njit(cache=True, nogil=True)
+def descending_order(v):
+    """Indices sorting v in descending order (insertion sort: short vectors, cheap to compile)."""
+    k = v.shape[0]
+    order = np.arange(k)
+    for i in range(1, k):
+        j = i
+        while j > 0 and v[order[j - 1]] < v[order[j]]:
+            t = order[j - 1]
+            order[j - 1] = order[j]
+            order[j] = t
+            j -= 1
+    return order
+
+
+@njit(cache=True, nogil=True)
+def small_lstsq(F, r, rcond):
+    """The minimum-norm least-squares solution of F γ ≈ r for a tall F (m × k, k small), with the
+    singular values ≤ ``rcond``·σ_max treated as zero (as LAPACK's ``gelsd``): (γ, rank, σ_min, σ_max).
+    One-sided Jacobi on the columns of F."""
+    m, k = F.shape
+    At = np.ascontiguousarray(F.T)
+    Wt = np.eye(k)
+    _jacobi_rows(At, Wt)
+    sv = np.empty(k)
+    for i in range(k):
+        s = 0.0
+        for a in range(m):
+            s += At[i, a] * At[i, a]
+        sv[i] = math.sqrt(s)
+    smax = 0.0
+    smin = math.inf
+    for i in range(k):
+        smax = max(smax, sv[i])
+        smin = min(smin, sv[i])
+    gamma = np.zeros(k)
+    rank = 0
+    for i in range(k):
+        if sv[i] > rcond * smax:
+            rank += 1
+            c = 0.0
+            for a in range(m):
+                c += At[i, a] * r[a]
+            c /= sv[i] * sv[i]                 # (u_i·r)/σ_i with u_i = At[i]/σ_i
+            for j in range(k):
+                gamma[j] += c * Wt[i, j]
+    return gamma, rank, smin, smax
+
+
+@njit(cache=True, nogil=True)
+def truncated_svd(Z, drop):
+    """The singular triplets of Z (n × K) above ``drop``·‖Z‖: (Ut, sv, Vt) with the left vectors as
+    the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).
+
+    Householder QR with column pivoting, Z Π = Q [R11 R12; 0 R22], stops when the largest remaining
+    column norm is ≤ ``drop``·|R_00|/√K, so ‖R22‖ ≤ ``drop``·‖Z‖ and every singular value moves by
+    at most that when R22 is dropped; then one-sided Jacobi on the rows of [R11 R12] (r × K)."""
+    n, K = Z.shape
+    W = np.ascontiguousarray(Z.T)                             # rows: the columns z_j (permuted below)
+    perm = np.arange(K)
+    kmax = min(n, K)
+    Vh = np.zeros((kmax, n))
+    taus = np.zeros(kmax)
+    Rw = np.zeros((kmax, K))                                   # rows of R (permuted column order)
+    cn = np.empty(K)
+    r = 0
+    top = 0.0
+    for k in range(kmax):
+        best = -1.0
+        p = k
+        for j in range(k, K):
+            wj = W[j]
+            s = 0.0
+            for i in range(k, n):
+                s += wj[i] * wj[i]
+            cn[j] = s
+            if s > best:
+                best = s
+                p = j
+        if k == 0:
+            top = math.sqrt(best)
+            if not (top > 0.0):
+                break
+        elif math.sqrt(best) <= drop * top / math.sqrt(K):
+            break
+        if p != k:
+            tmp = W[k].copy()
+            W[k] = W[p]
+            W[p] = tmp
+            t = perm[k]
+            perm[k] = perm[p]
+            perm[p] = t
+            for i in range(k):
+                x = Rw[i, k]
+                Rw[i, k] = Rw[i, p]
+                Rw[i, p] = x
+        v, tau, beta = householder(W[k, k:].copy())
+        taus[k] = tau
+        Vh[k, k:] = v
+        Rw[k, k] = beta
+        for c in range(k + 1, K):
+            wc = W[c]
+            s = 0.0
+            for i in range(n - k):
+                s += v[i] * wc[k + i]
+            s *= tau
+            for i in range(n - k):
+                wc[k + i] -= s * v[i]
+            Rw[k, c] = wc[k]
+        r = k + 1
+    if r == 0:
+        return np.zeros((0, n)), np.zeros(0), np.zeros((0, K))
+    At = Rw[:r].copy()                                         # [R11 R12]: rows of length K
+    Wt = np.eye(r)
+    _jacobi_rows(At, Wt)                                       # [R11 R12]ᵀ Wᵀ = U Σ: At rows σ_i u_iᵀ
+    sv = np.empty(r)
+    for i in range(r):
+        s = 0.0
+        for j in range(K):
+            s += At[i, j] * At[i, j]
+        sv[i] = math.sqrt(s)
+    order = descending_order(sv)
+    Ut = np.zeros((r, n))
+    Vt = np.zeros((r, K))
+    svs = np.empty(r)
+    for i in range(r):
+        oi = order[i]
+        svs[i] = sv[oi]
+        for j in range(r):                                     # left vector of R: column oi of Wᵀ
+            Ut[i, j] = Wt[oi, j]
+        if sv[oi] > 0.0:
+            for j in range(K):                                 # right vector, original column order
+                Vt[i, perm[j]] = At[oi, j] / sv[oi]
+    for i in range(r):                                         # left vectors of Z: Q [w; 0]
+        y = Ut[i]
+        for j in range(r - 1, -1, -1):
+            tau = taus[j]
+            if tau != 0.0:
+                vj = Vh[j]
+                s = 0.0
+                for a in range(j, n):
+                    s += vj[a] * y[a]
+                s *= tau
+                for a in range(j, n):
+                    y[a] -= s * vj[a]
+    return Ut, svs, Vt

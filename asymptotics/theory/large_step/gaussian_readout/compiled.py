@@ -1,0 +1,153 @@
+r"""The compiled kernels of the large-step fixed point and the call into them.
+
+:func:`kernels` renders the template files of this package through
+:func:`asymptotics.codegen.templates.load_template`, each with its placeholders bound to the modules
+rendered before it: ``_dense_template.py`` (small dense linear algebra), ``_spectral_template.py``
+(extreme eigenvalues, truncated SVD), ``_mean_block_template.py`` (the spike–mean block) and
+``_kernel_template.py`` (the response map, its Anderson loop, the variance equations and a path over
+λ with continuation). They live in the user cache with their numba machine code, so a second process
+starts without compiling; a change in one template renames every module after it.
+:func:`solve_path` packs a tabulated model and runs the path kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from ....codegen.templates import MARKER, load_template
+from .model import GaussianReadoutModel
+
+__all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+
+#: the template of the dense linear algebra (no placeholders)
+DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
+#: extreme eigenvalues and the truncated SVD (placeholders bound to the dense module)
+SPECTRAL_TEMPLATE = Path(__file__).with_name("_spectral_template.py")
+#: the spike–mean block (placeholders bound to the dense and spectral modules)
+MEAN_BLOCK_TEMPLATE = Path(__file__).with_name("_mean_block_template.py")
+#: the template of the fixed point (placeholders bound to the three modules above)
+KERNEL_TEMPLATE = Path(__file__).with_name("_kernel_template.py")
+
+_DENSE_NAMES = ("cholesky_upper", "forward_rows", "lu_factor", "lu_solve_vec", "lu_solve_rows", "weighted_gram",
+                "gram_rows", "matmul", "matmul_tn", "matvec", "rmatvec", "spd_solve", "accumulate_rows",
+                "householder")
+_SPECTRAL_NAMES = ("symmetric_extreme_eigenvalues", "spectral_radius_symmetric", "truncated_svd", "small_lstsq")
+_MEAN_BLOCK_NAMES = ("mean_block_finite", "mean_block_limit")
+
+#: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
+MEAN_SPAN_RCOND = 1e-13
+
+
+def _bind(template: Path, modules) -> dict:
+    """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``."""
+    head = template.read_text().split(MARKER)[0]
+    wanted = {line.split("(")[0][4:] for line in head.splitlines() if line.startswith("def ")}
+    out = {}
+    for mod, names in modules:
+        out.update({name: (mod.__name__, name) for name in names if name in wanted})
+    missing = wanted - set(out)
+    if missing:
+        raise RuntimeError(f"{template.name}: no binding for the placeholders {sorted(missing)}")
+    return out
+
+
+@lru_cache(maxsize=1)
+def dense_kernels() -> ModuleType:
+    """The rendered dense-algebra module."""
+    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense")
+
+
+@lru_cache(maxsize=1)
+def spectral_kernels() -> ModuleType:
+    """The rendered eigenvalue / SVD module."""
+    dense = dense_kernels()
+    return load_template(SPECTRAL_TEMPLATE, _bind(SPECTRAL_TEMPLATE, [(dense, _DENSE_NAMES)]),
+                         "large-step eigenvalues and SVD", prefix="ls_spectral")
+
+
+@lru_cache(maxsize=1)
+def kernels() -> ModuleType:
+    """The rendered fixed-point module (compiled on first use, then loaded from the cache)."""
+    dense, spectral = dense_kernels(), spectral_kernels()
+    mods = [(dense, _DENSE_NAMES), (spectral, _SPECTRAL_NAMES)]
+    mean = load_template(MEAN_BLOCK_TEMPLATE, _bind(MEAN_BLOCK_TEMPLATE, mods), "large-step spike-mean block",
+                         prefix="ls_mean")
+    return load_template(KERNEL_TEMPLATE, _bind(KERNEL_TEMPLATE, mods + [(mean, _MEAN_BLOCK_NAMES)]),
+                         "large-step Gaussian-readout fixed point", prefix="ls_fixed")
+
+
+@dataclass(frozen=True)
+class PathSolution:
+    """The raw output of the path kernel for P values of λ and W widths.
+
+    Attributes:
+        x: the responses (log V, log τ) at each λ, shape (P, n + K).
+        status: :class:`~asymptotics.solvers.Status` code of the response solve (P,).
+        iterations: its iterations (P,); width_iterations: those reported per width (P, W).
+        solve_residual: its scaled residual (P,).
+        vec: (P, W, 7, n): V, q, ω̄, ω0, t, ψ, E(κ) (NaN where not assembled).
+        scal: (P, W, 7): R1, train error, spike error, mean rank, residual, spectral radius, code.
+    """
+
+    x: np.ndarray
+    status: np.ndarray
+    iterations: np.ndarray
+    solve_residual: np.ndarray
+    vec: np.ndarray
+    scal: np.ndarray
+    width_iterations: np.ndarray
+
+
+def _c(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def solve_path(model: GaussianReadoutModel, lam_cui, widths, *, tol: float, max_steps: int, start=None,
+               starts=None, continuation: bool = True, min_margin: float) -> PathSolution:
+    """Run the compiled fixed point at each Cui ridge λ_C of ``lam_cui`` (in order) and each width.
+
+    ``start``: one start for every point, used as given; ``starts``: one warm start (or ``None``)
+    per point, retried from the cold start when it fails."""
+    mod = kernels()
+    ch, f = model.channel, model.features
+    n, K = ch.weights.size, f.K
+    lam_cui = _c(lam_cui)
+    P = lam_cui.size
+    x_start = np.zeros((P, n + K))
+    kind = np.zeros(P, dtype=np.int64)
+    if start is not None:
+        x_start[:] = _c(start)
+        kind[:] = 1
+    elif starts is not None:
+        for p, xs in enumerate(starts):
+            if xs is not None:
+                x_start[p] = xs
+                kind[p] = 2
+    par = np.array([model.psi1, model.psi2, ch.noise_var], dtype=float)
+    out = mod.solve_path(x_start, kind, bool(continuation), _c(ch.weights), _c(model.kappa), _c(ch.mu0),
+                         _c(f.mu1), _c(f.mu2_sq), _c(ch.h), _c(ch.h1t), _c(ch.h2t), _c(f.bulk), _c(f.weights), par,
+                         lam_cui, _c(widths), float(tol), float(tol), int(max_steps), MEAN_SPAN_RCOND,
+                         float(min_margin))
+    return PathSolution(*out)
+
+
+def transfer_start(x, old: GaussianReadoutModel, new: GaussianReadoutModel, lam_cui: float) -> np.ndarray:
+    """A warm start for ``new`` from the solution ``x`` of ``old`` (the same ψ1, ψ2, c, σ_ε): new
+    readout types get τ(u) from one step of the self-energy map at the old solution (the κ nodes
+    must then agree); new κ nodes get log V(κ) interpolated linearly (constant beyond the old nodes)."""
+    n_old = old.kappa.size
+    x = np.asarray(x, dtype=float)
+    if old.K != new.K or not np.array_equal(old.readout.values, new.readout.values):
+        if n_old != new.kappa.size:
+            raise ValueError("transfer_start: change the readout types and the κ nodes one at a time")
+        f, fn = old.features, new.features
+        x = kernels().transfer_types(x, _c(old.channel.weights), old.psi1 / old.psi2, float(lam_cui), _c(f.mu1),
+                                     _c(f.mu2_sq), _c(f.bulk), _c(f.weights), old.psi2, _c(fn.mu1), _c(fn.bulk))
+    if n_old != new.kappa.size:
+        x = np.concatenate([np.interp(new.kappa, old.kappa, x[:n_old]), x[n_old:]])
+    return x
