@@ -11,7 +11,12 @@ Modules (one concept each; sections of Cui et al. as summarised in docs/spiked-r
 - :mod:`.readout_types` — K readout types: block Marchenko–Pastur prior [§7];
 - :mod:`.priors` — one small class per prior (MP, block MP, finite spectrum) with the interface the
   fixed point calls, chosen once per solve [§4, §5, §7];
-- :mod:`.fixed_point` — the fixed point, continuation along α, the solution object [§4];
+- :mod:`.fixed_point` — the fixed point, continuation along α [§4]; :mod:`.solution` — the solution
+  object;
+- :mod:`.compiled` — the compiled path (kernels of ``_solver_template.py``, ``_block_template.py``,
+  ``_linalg_template.py``, ``_cget_template.py``; loaded by :mod:`.kernels`);
+- :mod:`.grid` — many models × β × λ × α in one compiled call; :mod:`.phase_diagram` — ε_g over
+  (α, η̃) with the random-features error and the linear floor;
 - :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6];
 - :mod:`.block_mp_derivation` — the block MP equations derived with the pencil engine [§7].
 
@@ -38,7 +43,9 @@ from .fixed_point import (
     spiked_rf,
     spiked_rf_curve,
 )
+from .grid import SpikedRFGrid, spiked_rf_grid
 from .mapping import ReadoutTypes, SpikedRFParameters, cui_to_srf, readout_types, srf_parameters
+from .phase_diagram import PhaseDiagram, phase_diagram
 from .prior_mp import (
     PriorTraces,
     Spectrum,
@@ -71,6 +78,10 @@ __all__ = [
     "spiked_rf_curve",
     "spiked_rf",
     "one_step_spiked_rf",
+    "SpikedRFGrid",
+    "spiked_rf_grid",
+    "PhaseDiagram",
+    "phase_diagram",
     "ReadoutTypes",
     "SpikedRFParameters",
     "cui_to_srf",

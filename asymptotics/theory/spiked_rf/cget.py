@@ -12,15 +12,22 @@ Target given κ (y = σ*(γκ + ρ s), s ⟂ κ standard, ρ = √(1 − γ²)):
 
     h(κ) = E_s σ*(γκ + ρs),  h̃1(κ) = E_s[s σ*(γκ + ρs)],  h̃2(κ) = E_s σ*(γκ + ρs)².
 
-Every expectation is a *fixed* quadrature rule (no adaptive quadrature): composite Gauss–Legendre
-with the Gaussian density folded into the weights (:func:`asymptotics.gaussian.composite_rule`),
-split at the kinks (mapped to the z-variable row by row) for piecewise-smooth functions.
+Every expectation is a *fixed* quadrature rule (no adaptive quadrature), evaluated by compiled
+kernels specialised to the activation (``_cget_template.py``, :mod:`.kernels`):
+
+* a σ without kinks (tanh, erf, sin, softplus, polynomials, …): the trapezoid rule on one grid
+  t_k = kh shared by every κ node — E_z g(a + bz) = ∫ σ(t) φ((t − a)/b) dt/b — so σ is evaluated
+  once per grid point rather than once per (κ node, inner node); the rule converges geometrically
+  in 1/h for integrands analytic in a strip, the step is halved until two steps agree;
+* a σ with kinks (ReLU): composite Gauss–Legendre with the Gaussian density folded into the weights
+  (:func:`asymptotics.gaussian.composite_rule`), split at the kinks (mapped to the z-variable row by
+  row), the degree doubled until two degrees agree.
+
 Gauss–Hermite is available (``kind="hermite"``) but converges only like exp(−a√n) for functions
 with complex singularities at distance a from the real axis — tanh has poles at ±iπ/2, and μ(κ) is
-analytic only in a strip of width ≈ π/(2r) — so it is not the default. Each evaluation is repeated
-with twice the degree; the difference is the reported error estimate, and the degree is doubled
-until it is below ``tol``. All functions are vectorised over κ
-and over types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
+analytic only in a strip of width ≈ π/(2r) — so it is never chosen automatically. The difference
+of the last two rules is the reported error estimate. All functions are vectorised over κ and over
+types (arrays of spikes and bulk variances), so they serve the K-type theory (§7) and the
 continuous-type theory of docs/large-step-exact.md alike.
 
 >>> import numpy as np
@@ -33,13 +40,14 @@ continuous-type theory of docs/large-step-exact.md alike.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from ...errors import DegenerateWarning, ParameterError
+from ...errors import ParameterError
 from ...gaussian import composite_rule, hermite_rule
+from .kernels import moment_kernels
 from .mapping import as_activation
 
 __all__ = [
@@ -99,73 +107,92 @@ def kappa_rule(kind: str = "hermite", degree: int = 64, kinks=()) -> KappaRule:
     raise ParameterError("kind", kind, "'hermite' or 'composite'")
 
 
-def _kink_split_rule(shift: np.ndarray, scale: float, kinks: tuple[float, ...], order: int):
-    """Row-wise composite Gauss–Legendre rule for E_z g(shift + scale·z), split where
-    shift + scale·z hits a kink. Returns nodes and weights of shape (rows, m)."""
-    base = np.arange(-_HALF_WIDTH, _HALF_WIDTH + 1e-12, 1.0)
-    rows = shift.shape[0]
-    kz = (np.asarray(kinks, dtype=float)[None, :] - shift[:, None]) / scale
-    kz = np.clip(kz, -_HALF_WIDTH, _HALF_WIDTH)
-    edges = np.sort(np.concatenate([np.broadcast_to(base, (rows, base.size)), kz], axis=1), axis=1)
-    a, b = edges[:, :-1, None], edges[:, 1:, None]
-    t, wt = np.polynomial.legendre.leggauss(int(order))
-    z = 0.5 * (b - a) * t + 0.5 * (a + b)
-    w = 0.5 * (b - a) * wt * np.exp(-0.5 * z * z) * _INV_SQRT_2PI
-    return z.reshape(rows, -1), w.reshape(rows, -1)
-
-
-def _moments_once(fn, shift: np.ndarray, scale: float, kinks, degree: int, kind: str):
-    """(E g, E[z g], E g²) of g(z) = fn(shift + scale z) for each shift, one rule."""
+def _moments_once(kern, shift: np.ndarray, scale: float, kinks, degree: int, kind: str):
+    """(E g, E[z g], E g²) of g(z) = σ(shift + scale z) for each shift, one rule (compiled
+    kernels of :mod:`.kernels`; ``kern`` is the module specialised to σ)."""
+    out = np.empty((3, shift.shape[0]))
     if scale == 0.0:
-        v = fn(shift)
-        return v, np.zeros_like(v), v * v
+        kern.values(shift, out)
+        return out[0], out[1], out[2]
     if kind == "composite" and kinks:
-        z, w = _kink_split_rule(shift, scale, kinks, degree)
-        v = fn(shift[:, None] + scale * z)
-        return (w * v).sum(1), (w * z * v).sum(1), (w * v * v).sum(1)
-    if kind == "composite":
-        z, w = composite_rule((), int(degree), _HALF_WIDTH, 1.0)
-    else:
-        z, w = hermite_rule(int(degree))
-    v = fn(shift[:, None] + scale * z[None, :])
-    return v @ w, v @ (w * z), (v * v) @ w
+        t, wt = _legendre(int(degree))
+        kern.moments_split(shift, scale, np.asarray(sorted(kinks), dtype=float), t, wt, out)
+        return out[0], out[1], out[2]
+    z, w, wz = _inner_rule(kind, int(degree))
+    kern.moments_on_rule(shift, scale, z, w, wz, out)
+    return out[0], out[1], out[2]
 
 
-def shifted_gaussian_moments(fn, shift, scale: float, kinks=(), *, tol: float = 1e-12, degree: int | None = None,
-                             kind: str = "composite", max_degree: int | None = None):
-    r"""E g, E[z g] and E g² for g(z) = fn(shift + scale·z), z ~ N(0, 1), for each ``shift``.
+@lru_cache(maxsize=64)
+def _inner_rule(kind: str, degree: int):
+    """Nodes, weights and weights·nodes of the shared inner rule (composite or Hermite)."""
+    z, w = composite_rule((), degree, _HALF_WIDTH, 1.0) if kind == "composite" else hermite_rule(degree)
+    return z, w, w * z
 
-    ``fn`` is numpy-vectorised. Default rule: composite Gauss–Legendre on [−12, 12] with unit
-    panels, split row by row where shift + scale·z crosses a kink, ``degree`` (default 8) nodes
-    per panel, doubled until two successive degrees agree to ``tol`` (cap 64). ``kind="hermite"``:
-    Gauss–Hermite from 48 nodes (cap 256) — exact for polynomials, but slow for functions with
-    complex singularities near the real axis (tanh: error ≈ exp(−(π/2)√(2n)/scale)), hence not the
-    default. Returns ``(m0, m1, m2, error)``, error = difference between the last two degrees
-    (absolute for moments below 1, relative above).
-    """
-    shift = np.atleast_1d(np.asarray(shift, dtype=float))
-    scale = float(scale)
-    kinks = tuple(kinks)
-    if kind not in ("composite", "hermite"):
-        raise ParameterError("kind", kind, "'composite' or 'hermite'")
-    if kind == "composite":
-        deg, cap = (degree or 8), (max_degree or 64)
-    else:
-        deg, cap = (degree or 48), (max_degree or 256)
-    prev = _moments_once(fn, shift, scale, kinks, deg, kind)
+
+@lru_cache(maxsize=64)
+def _legendre(order: int):
+    t, wt = np.polynomial.legendre.leggauss(order)
+    return t, wt
+
+
+def _ladder(kern, shift, scale, kinks, tol, deg, cap, kind):
+    """The degree-doubling loop of :func:`shifted_gaussian_moments`: ``(moments, error, degree)``
+    with the degree of the moments returned."""
+    prev = _moments_once(kern, shift, scale, kinks, deg, kind)
     if scale == 0.0:
-        return (*prev, 0.0)
-    err = math.inf
+        return prev, 0.0, deg
     while True:
-        nxt = _moments_once(fn, shift, scale, kinks, 2 * deg, kind)
+        nxt = _moments_once(kern, shift, scale, kinks, 2 * deg, kind)
         # absolute below 1, relative above (large polynomial moments carry rounding of their size)
         err = max(float(np.max(np.abs(a - b))) / max(1.0, float(np.max(np.abs(b)))) for a, b in zip(prev, nxt, strict=True))
         if err <= tol or 2 * deg >= cap:
             # keep the coarser rule when it already agrees (err is then its error estimate)
-            prev = prev if err <= tol else nxt
-            break
+            if err <= tol:
+                return prev, err, deg
+            return nxt, err, 2 * deg
         prev, deg = nxt, 2 * deg
-    return (*prev, err)
+
+
+def shifted_gaussian_moments(fn, shift, scale: float, kinks=None, *, tol: float = 1e-12, degree: int | None = None,
+                             kind: str = "auto", max_degree: int | None = None):
+    r"""E g, E[z g] and E g² for g(z) = σ(shift + scale·z), z ~ N(0, 1), for each ``shift``.
+
+    ``fn`` is the activation σ (an :class:`~asymptotics.activations.Activation`, a name or an
+    expression; centred by default), evaluated by compiled kernels specialised to it
+    (``_cget_template.py``); ``kinks`` are its kinks (default: the activation's own). Rules:
+
+    * ``kind="auto"`` (default): the trapezoid rule on one grid shared by all shifts
+      (:func:`_trapezoid_ladder`, at a tenth of ``tol``) for a σ without kinks, else ``"composite"``;
+    * ``"composite"``: Gauss–Legendre on [−12, 12] with unit panels, split row by row where
+      shift + scale·z crosses a kink, ``degree`` (default 8) nodes per panel, doubled until two
+      successive degrees agree to ``tol`` (cap 64);
+    * ``"hermite"``: Gauss–Hermite from 48 nodes (cap 256) — exact for polynomials, but slow for
+      functions with complex singularities near the real axis (tanh: error ≈
+      exp(−(π/2)√(2n)/scale)), hence never chosen automatically.
+
+    Returns ``(m0, m1, m2, error)``, error = difference between the last two rules (absolute for
+    moments below 1, relative above).
+    """
+    act = as_activation(fn, "activation")
+    shift = np.atleast_1d(np.asarray(shift, dtype=float))
+    if kind not in ("auto", "composite", "hermite"):
+        raise ParameterError("kind", kind, "'auto', 'composite' or 'hermite'")
+    kinks = tuple(act.kinks if kinks is None else kinks)
+    kern = moment_kernels(act)
+    if kind == "auto" and degree is None:
+        (m0, m1, m2), err, _ = _moments_or_fixed(kern, shift, scale, kinks, tol, None, None)
+        return m0, m1, m2, err
+    kind = "composite" if kind == "auto" else kind
+    deg, cap = _start_degree(kind, degree, max_degree)
+    (m0, m1, m2), err, _ = _ladder(kern, shift, float(scale), kinks, tol, deg, cap, kind)
+    return m0, m1, m2, err
+
+
+def _start_degree(kind, degree, max_degree):
+    if kind == "composite":
+        return (degree or 8), (max_degree or 64)
+    return (degree or 48), (max_degree or 256)
 
 
 @dataclass(frozen=True)
@@ -177,6 +204,8 @@ class CGETCoefficients:
         mu0, mu1, mu2_sq: arrays (K, n): μ0(κ), μ1(κ), μ2(κ)² of each type.
         spikes, bulk: the spike s_k = r u_k and bulk variance c_k of each type.
         error: estimated absolute quadrature error of the inner (z) expectations.
+        inner: the inner rule of each type, ``(degree, error estimate)``: pass it back as
+            ``inner=`` to tabulate the same types on other κ nodes without the degree search.
     """
 
     kappa: np.ndarray
@@ -186,13 +215,17 @@ class CGETCoefficients:
     spikes: tuple[float, ...]
     bulk: tuple[float, ...]
     error: float
+    inner: tuple = ()
 
 
-def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree: int | None = None) -> CGETCoefficients:
+def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree: int | None = None,
+                      inner=None) -> CGETCoefficients:
     r"""μ0(κ), μ1(κ), μ2(κ)² of σ(sκ + √c z) for each type (s, c) at the nodes ``kappa``.
 
     ``spike`` and ``bulk`` are numbers or equal-length sequences (one per type); the result has
-    one row per type.
+    one row per type. The inner degree of each type is searched by
+    :func:`shifted_gaussian_moments` unless ``inner`` (the ``.inner`` of an earlier result for the
+    same types and tolerance, on nodes covering the same range) fixes it with its error estimate.
     """
     act = as_activation(student, "student")
     s = np.atleast_1d(np.asarray(spike, dtype=float))
@@ -212,15 +245,95 @@ def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree
     mu1 = np.empty_like(mu0)
     mu2 = np.empty_like(mu0)
     err = 0.0
+    kern = moment_kernels(act)
+    used = []
     for i, (si, ci) in enumerate(zip(s, c, strict=True)):
         sc = math.sqrt(ci)
-        m0, m1, m2, e = shifted_gaussian_moments(act.numpy, si * k, sc, act.kinks, tol=tol, degree=degree)
+        (m0, m1, m2), e, deg = _moments_or_fixed(kern, si * k, sc, act.kinks, tol, degree,
+                                                 None if inner is None else inner[i])
+        used.append((deg, e))
         mu0[i] = m0
         mu1[i] = m1 / sc
         # E σ² − μ0² − c μ1² = m2 − m0² − m1²; rounding can make it slightly negative
         mu2[i] = np.maximum(m2 - m0 * m0 - m1 * m1, 0.0)
         err = max(err, e * 3.0 / min(1.0, sc))
-    return CGETCoefficients(k, mu0, mu1, mu2, tuple(s.tolist()), tuple(c.tolist()), err)
+    return CGETCoefficients(k, mu0, mu1, mu2, tuple(s.tolist()), tuple(c.tolist()), err, tuple(used))
+
+
+def _moments_or_fixed(kern, shift, scale, kinks, tol, degree, fixed):
+    """The moments of σ(shift + scale z) with their error estimate and the inner rule used,
+    ``(moments, error, rule)``: the trapezoid ladder of :func:`_trapezoid_ladder` for a σ without
+    kinks (unless a Gauss–Legendre ``degree`` is asked for), else the Gauss–Legendre degree
+    search; or one rule given by ``fixed = (rule, error)`` (from an earlier call)."""
+    scale = float(scale)
+    kinks = tuple(kinks)
+    if fixed is not None:
+        (kind, param), e = fixed
+        if kind == "trapezoid":
+            return _trapezoid(kern, shift, scale, param * scale)[0], e, fixed[0]
+        return _moments_once(kern, shift, scale, kinks, int(param), "composite"), e, fixed[0]
+    if scale != 0.0 and not kinks and degree is None:
+        # a tenth of the tolerance: one halving of the (cheap) trapezoid step more, so that the
+        # kept tables are accurate to ~1e-15 rather than to the tolerance
+        hit = _trapezoid_ladder(kern, shift, scale, 0.1 * tol)
+        if hit is not None:
+            return hit
+    deg, cap = _start_degree("composite", degree, None)
+    m, e, d = _ladder(kern, shift, scale, kinks, tol, deg, cap, "composite")
+    return m, e, ("legendre", d)
+
+
+#: first trapezoid step δ = h/scale (checked against δ/2), halved down to MIN_TRAPEZOID_STEP
+TRAPEZOID_STEP = 0.5
+MIN_TRAPEZOID_STEP = 0.5 / 2**7
+#: largest shared grid of the trapezoid rule (beyond it: Gauss–Legendre)
+MAX_TRAPEZOID_GRID = 400_000
+
+
+def _trapezoid(kern, shift, scale: float, h: float):
+    """(fine, coarse) trapezoid moments on the shared grid of step h covering every row's
+    |z| ≤ 12 (compiled ``moments_trapezoid``); None when that grid would be too large."""
+    if shift.size == 0:
+        e = np.empty((3, 0))
+        return e, e
+    lo = float(np.min(shift)) - _HALF_WIDTH * scale
+    hi = float(np.max(shift)) + _HALF_WIDTH * scale
+    k0 = math.floor(lo / h) - 2
+    k0 -= k0 % 2
+    N = math.ceil(hi / h) - k0 + 3
+    if N > MAX_TRAPEZOID_GRID:
+        return None
+    t0 = k0 * h
+    sig = np.empty(N)
+    kern.grid_values(t0, h, sig)
+    fine = np.empty((3, shift.size))
+    coarse = np.empty((3, shift.size))
+    kern.moments_trapezoid(shift, scale, t0, h, sig, fine, coarse)
+    return fine, coarse
+
+
+def _trapezoid_ladder(kern, shift, scale: float, tol: float):
+    r"""Trapezoid moments of step δ·scale, δ = 0.5, 0.25, …, until the rule of step δ/2 agrees
+    to ``tol`` (absolute below 1, relative above); as for Gauss–Legendre, the coarser rule of the
+    agreeing pair is kept and the difference is its error estimate. The trapezoid rule on the line
+    converges geometrically in 1/δ for integrands analytic in a strip — every kink-free activation
+    here — so the estimate is sharp, and it evaluates σ once per point of one grid shared by all
+    rows, not once per row and node. Returns ``(moments, error, ("trapezoid", δ))``, or None (grid
+    too large or no agreement: the caller falls back to Gauss–Legendre)."""
+    delta = TRAPEZOID_STEP
+    while delta >= MIN_TRAPEZOID_STEP:
+        pair = _trapezoid(kern, shift, scale, 0.5 * delta * scale)
+        if pair is None:
+            return None
+        fine, coarse = pair
+        if not (np.all(np.isfinite(fine)) and np.all(np.isfinite(coarse))):
+            return None
+        err = max(float(np.max(np.abs(a - b), initial=0.0)) / max(1.0, float(np.max(np.abs(b), initial=0.0)))
+                  for a, b in zip(coarse, fine, strict=True))
+        if err <= tol:
+            return (coarse[0], coarse[1], coarse[2]), err, ("trapezoid", delta)
+        delta /= 2
+    return None
 
 
 @dataclass(frozen=True)
@@ -230,6 +343,7 @@ class TargetFunctions:
     Attributes:
         kappa: the nodes; h, h1t, h2t: the three functions; gamma, rho: the overlap and √(1 − γ²);
         error: estimated absolute quadrature error of the inner (s) expectations.
+        inner: the inner rule ``(degree, error estimate)`` (see :class:`CGETCoefficients`).
     """
 
     kappa: np.ndarray
@@ -239,21 +353,18 @@ class TargetFunctions:
     gamma: float
     rho: float
     error: float
+    inner: tuple = ()
 
 
-def target_functions(teacher, gamma: float, kappa, *, tol: float = 1e-11, degree: int | None = None) -> TargetFunctions:
-    r"""h(κ) = E_s σ*(γκ + ρs), h̃1(κ) = E_s[s σ*(γκ + ρs)], h̃2(κ) = E_s σ*(γκ + ρs)²."""
+def target_functions(teacher, gamma: float, kappa, *, tol: float = 1e-11, degree: int | None = None,
+                     inner=None) -> TargetFunctions:
+    r"""h(κ) = E_s σ*(γκ + ρs), h̃1(κ) = E_s[s σ*(γκ + ρs)], h̃2(κ) = E_s σ*(γκ + ρs)²
+    (``inner`` as in :func:`cget_coefficients`)."""
     act = as_activation(teacher, "teacher")
     g = float(gamma)
     if not (math.isfinite(g) and -1.0 <= g <= 1.0):
         raise ParameterError("gamma", gamma, "in [-1, 1]")
     rho = math.sqrt(max(0.0, 1.0 - g * g))
     k = np.atleast_1d(np.asarray(kappa, dtype=float))
-    m0, m1, m2, err = shifted_gaussian_moments(act.numpy, g * k, rho, act.kinks, tol=tol, degree=degree)
-    return TargetFunctions(k, m0, m1, m2, g, rho, err)
-
-
-def _warn_if(err: float, tol: float, what: str) -> None:
-    if err > tol:
-        warnings.warn(f"{what}: estimated quadrature error {err:.2e} above the tolerance {tol:.1e}",
-                      DegenerateWarning, stacklevel=3)
+    (m0, m1, m2), err, deg = _moments_or_fixed(moment_kernels(act), g * k, rho, act.kinks, tol, degree, inner)
+    return TargetFunctions(k, m0, m1, m2, g, rho, err, (deg, err))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -100,9 +101,12 @@ def _check_integrals(rule, mu0, mu1, mu2, h, h1t, h2t):
     return (F * rule.weights) @ F.T
 
 
-def _tabulate(params, student, teacher, rule, tol):
-    co = cget_coefficients(student, params.spikes, params.bulk, rule.nodes, tol=tol)
-    tf = target_functions(teacher, params.gamma, rule.nodes, tol=tol)
+def _tabulate(params, student, teacher, rule, tol, inner=None):
+    """cGET coefficients and target functions on ``rule``; ``inner`` = (student's, teacher's)
+    inner rules found on an earlier κ rule (the same types: the degree search is not repeated)."""
+    co = cget_coefficients(student, params.spikes, params.bulk, rule.nodes, tol=tol,
+                           inner=None if inner is None else inner[0])
+    tf = target_functions(teacher, params.gamma, rule.nodes, tol=tol, inner=None if inner is None else inner[1])
     return co, tf
 
 
@@ -128,15 +132,29 @@ def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0
         g2 = _check_integrals(fine, co2.mu0, co2.mu1, co2.mu2_sq, tf2.h, tf2.h1t, tf2.h2t)
         err = float(np.max(np.abs(g1 - g2))) / max(1.0, float(np.max(np.abs(g2)))) + co.error + tf.error
         return ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise_var, err, params)
+    r, co, tf, err = _adaptive_tables(params, s_act, t_act, float(tol))
+    if err > tol:
+        warnings.warn(
+            f"κ quadrature: estimated error {err:.2e} above tolerance {tol:.1e} with the finest rule tried",
+            DegenerateWarning, stacklevel=2)
+    return ChannelModel(r, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise_var, err, params)
+
+
+@lru_cache(maxsize=512)
+def _adaptive_tables(params: SpikedRFParameters, s_act, t_act, tol: float):
+    """The adaptive κ rule of :func:`channel_model` and its tables, cached by (σ, σ*, c, r, γ,
+    readout types, tol) — the tables do not depend on α, β, λ or the noise (arrays read-only)."""
     kinks = ()
     if t_act.kinks and params.gamma != 0.0:
         kinks = tuple(k / params.gamma for k in t_act.kinks)
     candidates = [("composite", d) for d in (8, 16, 32, 64)]
     prev = None
     best = None
+    inner = None
     for kind, deg in candidates:
         r = kappa_rule(kind, deg, kinks if kind == "composite" else ())
-        co, tf = _tabulate(params, s_act, t_act, r, tol * 0.1)
+        co, tf = _tabulate(params, s_act, t_act, r, tol * 0.1, inner)
+        inner = (co.inner, tf.inner)
         g = _check_integrals(r, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t)
         cur = (r, co, tf, g)
         if prev is not None and prev[0].kind == kind:
@@ -147,11 +165,9 @@ def channel_model(params: SpikedRFParameters, student, teacher, noise: float = 0
                 break
         prev = cur
     (r, co, tf, _), err = best
-    if err > tol:
-        warnings.warn(
-            f"κ quadrature: estimated error {err:.2e} above tolerance {tol:.1e} with the finest rule tried",
-            DegenerateWarning, stacklevel=2)
-    return ChannelModel(r, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise_var, err, params)
+    for a in (co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t):
+        a.setflags(write=False)
+    return r, co, tf, err
 
 
 # ---- κ-functions ------------------------------------------------------------------------------

@@ -19,6 +19,12 @@ equivalent to the published fixed point:
 Afterwards every equation of the full fixed point is evaluated once at the solution and the
 largest violation is reported as ``residual``; nothing unconverged is returned as a number.
 
+With the default solver (Anderson) the whole solve runs in compiled code (:mod:`.compiled`): for
+one readout type (Marchenko–Pastur or a finite spectrum) steps 1–3, the residual and the
+continuation along α; for K types the iteration of step 1 and the block self-energy, the
+assembly (steps 2–3) staying here. Other solver configurations (``FixedPoint``, ``Newton``) use
+the plain-numpy maps of :mod:`.priors` with :mod:`asymptotics.solvers`.
+
 >>> from asymptotics.theory.spiked_rf import one_step_spiked_rf
 >>> s = one_step_spiked_rf(alpha=3.0, alpha0=20.0, beta=1.0, eta_tilde=3.0, lam=0.01,
 ...                        student="tanh", teacher="tanh")
@@ -29,14 +35,14 @@ largest violation is reported as ``residual``; nothing unconverged is returned a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
 from ...params import check_nonnegative, check_positive
 from ...solvers import Anderson, SolverResult, continuation, fixed_point
-from ...solvers.result import CONVERGED, SINGULAR, STATUS_MESSAGES
+from ...solvers.result import CONVERGED, STATUS_MESSAGES
+from . import compiled
 from .channel import (
     ChannelModel,
     channel_model,
@@ -51,8 +57,9 @@ from .channel import (
     spike_conjugate,
     training_error,
 )
-from .mapping import SpikedRFParameters, cui_to_srf, srf_parameters
+from .mapping import cui_to_srf, srf_parameters
 from .priors import Prior, choose_prior, response_map_mp
+from .solution import MIN_STABILITY_MARGIN, SpikedRFSolution, failed_solution
 
 __all__ = [
     "SpikedRFSolution",
@@ -62,100 +69,6 @@ __all__ = [
     "one_step_spiked_rf",
     "response_map_mp",
 ]
-
-#: smallest accepted 1 − (spectral radius of the variance map): closer to 1 the variances (and
-#: the test error) lose more than ~8 digits to the conditioning of their linear system
-MIN_STABILITY_MARGIN = 1e-8
-
-
-@dataclass(frozen=True)
-class SpikedRFSolution:
-    r"""Solution of the sRF fixed point at one (α, β, λ).
-
-    Order parameters are arrays over the K readout types (K = 1: shape (1,) and (1, 1)); use
-    :meth:`as_dict` for plain numbers.
-
-    Attributes:
-        test_error: ε_g = E(y − ŷ)² over a fresh x (label noise excluded).
-        train_error: the training loss (1/n) Σ (y − ŷ)² (label noise included).
-        alpha, beta, lam, noise: α = n/d, β = p/d, the ridge λ (Cui: not rescaled), σ_ε.
-        params: the sRF parameters (c, r, γ, readout types).
-        V1, V2, Q1, Q2: responses and overlaps (Q1 = q1 = aᵀΩa/p, Q2 = q2 = ‖a‖²/p for K = 1).
-        m, t, psi: mean direction 1ᵀa/√p, spike overlap aᵀW̃v/√p, orthogonal overlap aᵀW̃ζ/√p.
-        V1hat, V2hat, Q1hat, q2hat, that, psihat: the conjugates.
-        converged, status, message, iterations: the solver outcome (status 0 = converged).
-        residual: largest violation of the full fixed-point equations at the solution.
-        method: solver used; prior: ``"mp"``, ``"block-mp"`` or ``"finite"``.
-        quadrature_error: estimated error of the κ and inner Gaussian rules.
-        stability_margin: 1 − spectral radius of the linear map of the variances (→ 0 where the
-            error diverges: interpolation threshold at λ → 0); results with a margin below
-            ``MIN_STABILITY_MARGIN`` are refused.
-        start: the reduced (logarithmic) solution, to warm-start a nearby solve.
-    """
-
-    test_error: float
-    train_error: float
-    alpha: float
-    beta: float
-    lam: float
-    noise: float
-    params: SpikedRFParameters
-    V1: np.ndarray
-    V2: np.ndarray
-    Q1: np.ndarray
-    Q2: np.ndarray
-    m: np.ndarray
-    t: np.ndarray
-    psi: np.ndarray
-    V1hat: np.ndarray
-    V2hat: np.ndarray
-    Q1hat: np.ndarray
-    q2hat: np.ndarray
-    that: np.ndarray
-    psihat: np.ndarray
-    converged: bool
-    status: int
-    message: str
-    iterations: int
-    residual: float
-    method: str
-    prior: str
-    quadrature_error: float
-    stability_margin: float
-    start: np.ndarray = field(default=None, repr=False, compare=False)
-
-    @property
-    def K(self) -> int:
-        return int(np.size(self.V2))
-
-    def order_parameters(self) -> dict:
-        """The order parameters, scalars for K = 1 and nested lists otherwise."""
-        names = ("V1", "V2", "Q1", "Q2", "m", "t", "psi", "V1hat", "V2hat", "Q1hat", "q2hat", "that", "psihat")
-        out = {}
-        for n in names:
-            v = np.asarray(getattr(self, n))
-            key = {"Q1": "q1", "Q2": "q2", "Q1hat": "q1hat"}.get(n, n) if self.K == 1 else n
-            out[key] = float(v.ravel()[0]) if self.K == 1 else v.tolist()
-        return out
-
-    def as_dict(self) -> dict:
-        """A flat row: errors, (r, c, γ), order parameters and solver status (errors are None
-        unless converged)."""
-        ok = self.converged
-        row = {
-            "alpha": self.alpha, "beta": self.beta, "lam": self.lam,
-            "test_error": self.test_error if ok else None,
-            "train_error": self.train_error if ok else None,
-            **self.params.as_dict(),
-        }
-        if self.noise:
-            row["noise"] = self.noise
-        row.update({k: (v if ok else None) for k, v in self.order_parameters().items()})
-        row.update(status=self.message, iterations=self.iterations, residual=self.residual,
-                   prior=self.prior, quadrature_error=self.quadrature_error,
-                   stability_margin=self.stability_margin if ok else None)
-        return row
-
 
 # ---- assembling the full solution -------------------------------------------------------------
 
@@ -248,31 +161,19 @@ def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior: P
     )
 
 
-def _failed(model, alpha, beta, lam, res: SolverResult, prior, method, message=None):
-    nanK = np.full(model.K, math.nan)
-    nanKK = np.full((model.K, model.K), math.nan)
-    return SpikedRFSolution(
-        test_error=math.nan, train_error=math.nan, alpha=alpha, beta=beta, lam=lam,
-        noise=math.sqrt(model.noise_var), params=model.params, V1=nanKK, V2=nanK, Q1=nanKK, Q2=nanK,
-        m=nanK, t=nanK, psi=nanK, V1hat=nanKK, V2hat=nanK, Q1hat=nanKK, q2hat=nanK, that=nanK, psihat=nanK,
-        converged=False, status=res.status if res is not None else SINGULAR,
-        message=message or (res.message if res is not None else "failed"),
-        iterations=res.iterations if res is not None else 0,
-        residual=res.residual if res is not None else math.inf, method=method,
-        prior=prior.name, quadrature_error=model.quadrature_error,
-        stability_margin=math.nan,
-    )
-
-
 def _check_point(alpha, beta, lam):
     return check_positive("alpha", alpha), check_positive("beta", beta), check_nonnegative("lam", lam)
 
 
-def _reduced_solve(model, alpha, beta, lam, prior: Prior, solver, x0):
-    ratio = alpha / beta
+def _check_ridge(model, lam):
     # zero student nonlinearity and zero ridge: the prior operator is singular
     if lam == 0.0 and float(np.max(model.mu2_sq)) <= 1e-12 * max(1.0, float(np.max(model.mu1**2))):
         raise ParameterError("lam", lam, "> 0 when the student has no nonlinear part (μ2 ≡ 0)")
+
+
+def _reduced_solve(model, alpha, beta, lam, prior: Prior, solver, x0):
+    ratio = alpha / beta
+    _check_ridge(model, lam)
     g = prior.reduced_map(model, ratio, lam, beta)
     if x0 is None:
         x0 = prior.reduced_start(model, ratio, lam, beta)
@@ -306,8 +207,16 @@ def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, 
     alpha, beta, lam = _check_point(alpha, beta, lam)
     chosen = choose_prior(model, prior)
     solver = solver or _default_solver(tol)
+    if compiled.supports(model, chosen, solver):
+        _check_ridge(model, lam)
+        out, iout = compiled.solve_path(model, [alpha], beta, lam, chosen, solver, start)
+        return compiled.point_solution(model, alpha, beta, lam, chosen, out[0], iout[0], on_failure)
     method = getattr(solver, "name", type(solver).__name__)
-    res = _reduced_solve(model, alpha, beta, lam, chosen, solver, start)
+    if compiled.supports_block(model, chosen, solver):
+        _check_ridge(model, lam)
+        res = compiled.block_path(model, [alpha], beta, lam, solver, start)[0]
+    else:
+        res = _reduced_solve(model, alpha, beta, lam, chosen, solver, start)
     return _finish(model, alpha, beta, lam, res, chosen, method, on_failure)
 
 
@@ -320,18 +229,18 @@ def _finish(model, alpha, beta, lam, res, prior: Prior, method, on_failure):
                     "interpolating readout) — use λ > 0")
         if on_failure == "raise":
             raise ConvergenceError(msg, res)
-        return _failed(model, alpha, beta, lam, res, prior, method, msg)
+        return failed_solution(model, alpha, beta, lam, res, prior, method, msg)
     try:
         return _assemble(model, alpha, beta, lam, res, prior, method)
     except ConvergenceError as exc:
         if on_failure == "raise":
             raise
-        return _failed(model, alpha, beta, lam, res, prior, method, str(exc))
+        return failed_solution(model, alpha, beta, lam, res, prior, method, str(exc))
     except np.linalg.LinAlgError as exc:
         msg = f"sRF fixed point: singular linear system at α = {alpha:g} ({exc})"
         if on_failure == "raise":
             raise ConvergenceError(msg, res) from None
-        return _failed(model, alpha, beta, lam, res, prior, method, msg)
+        return failed_solution(model, alpha, beta, lam, res, prior, method, msg)
 
 
 def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, prior=None, tol: float = 1e-12,
@@ -346,7 +255,14 @@ def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, pri
     method = getattr(solver, "name", type(solver).__name__)
     order = np.argsort(alphas, kind="stable")
     path = [alphas[i] for i in order]
-    results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, chosen, solver, xs), None, path)
+    if compiled.supports(model, chosen, solver):
+        _check_ridge(model, lam)
+        return _compiled_curve(model, alphas, order, path, beta, lam, chosen, solver, on_failure)
+    if compiled.supports_block(model, chosen, solver):
+        _check_ridge(model, lam)
+        results = compiled.block_path(model, path, beta, lam, solver)
+    else:
+        results = continuation(lambda xs, a: _reduced_solve(model, a, beta, lam, chosen, solver, xs), None, path)
     sols = [None] * len(alphas)
     first_error = None
     for i, a, res in zip(order, path, results, strict=True):
@@ -354,7 +270,22 @@ def spiked_rf_curve(model: ChannelModel, alphas, beta: float, lam: float, *, pri
             sols[i] = _finish(model, a, beta, lam, res, chosen, method, "raise")
         except ConvergenceError as exc:
             first_error = first_error or exc
-            sols[i] = _failed(model, a, beta, lam, res, chosen, method, str(exc))
+            sols[i] = failed_solution(model, a, beta, lam, res, chosen, method, str(exc))
+    if first_error is not None and on_failure == "raise":
+        raise first_error
+    return sols
+
+
+def _compiled_curve(model, alphas, order, path, beta, lam, prior, solver, on_failure):
+    out, iout = compiled.solve_path(model, path, beta, lam, prior, solver)
+    sols = [None] * len(alphas)
+    first_error = None
+    for j, i in enumerate(order):
+        try:
+            sols[i] = compiled.point_solution(model, path[j], beta, lam, prior, out[j], iout[j], "raise")
+        except ConvergenceError as exc:
+            first_error = first_error or exc
+            sols[i] = compiled.point_solution(model, path[j], beta, lam, prior, out[j], iout[j], "return")
     if first_error is not None and on_failure == "raise":
         raise first_error
     return sols

@@ -37,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
-from ...solvers import Anderson, fixed_point
+from ...solvers import SolverResult
+from ...solvers.result import CONVERGED, STATUS_MESSAGES
+from .kernels import block_kernels
 
 __all__ = [
     "BlockMPState",
@@ -86,7 +88,8 @@ def block_traces(tau, V1hat, D, c, pi, beta):
 
 
 def solve_block_mp(V1hat, D, c, pi, beta, *, tau0=None, tol: float = 1e-13) -> BlockMPState:
-    """Solve the self-energy equation for τ with the project's fixed-point solver (Anderson)."""
+    """Solve the self-energy equation for τ: Anderson acceleration (memory 5, the stagnation guard of
+    :class:`asymptotics.solvers.Anderson`), compiled; a :class:`ConvergenceError` if it fails."""
     V1hat = np.atleast_2d(np.asarray(V1hat, dtype=float))
     D = np.asarray(D, dtype=float).reshape(-1)
     c = np.asarray(c, dtype=float).reshape(-1)
@@ -94,9 +97,16 @@ def solve_block_mp(V1hat, D, c, pi, beta, *, tau0=None, tol: float = 1e-13) -> B
     if np.any(D <= 0):
         raise ParameterError("D", D.tolist(), "> 0 (ridge plus V̂2 of every type)")
     x0 = c * np.diag(V1hat) if tau0 is None else np.asarray(tau0, dtype=float)
-    res = fixed_point(lambda t: block_self_energy(np.maximum(t, 0.0), V1hat, D, c, pi, beta), x0,
-                      solver=Anderson(memory=5, atol=tol, rtol=tol, max_steps=5000))
-    tau = np.maximum(res.value, 0.0)
+    # Anderson (memory 5) on τ ↦ block_self_energy(max(τ, 0)), compiled (``_block_template.py``)
+    tau = np.array(x0, dtype=float, copy=True).reshape(-1)
+    status, iterations, residual = block_kernels().solve_self_energy(
+        np.ascontiguousarray(V1hat), D, c, pi, float(beta), tau, float(tol))
+    if status != CONVERGED:
+        res = SolverResult(value=tau, converged=False, iterations=int(iterations), residual=float(residual),
+                           method="anderson", message=STATUS_MESSAGES[status], status=int(status))
+        raise ConvergenceError(f"anderson did not converge after {res.iterations} iteration(s): {res.message}; "
+                               f"residual {res.residual:.3g}", res)
+    tau = np.maximum(tau, 0.0)
     V1, V2, Lam = block_traces(tau, V1hat, D, c, pi, beta)
     return BlockMPState(tau, V1, V2, Lam, V1hat, D, c, pi, float(beta))
 

@@ -1,0 +1,282 @@
+r"""Compiled reduced response system of K readout types (block Marchenko–Pastur prior).
+
+This file is a template (:mod:`asymptotics.codegen.templates`) whose placeholders are bound to
+the rendered ``_linalg_template.py`` (:func:`~asymptotics.theory.spiked_rf.kernels.block_kernels`);
+everything from the marker line on is copied verbatim.
+
+The mathematics is that of :mod:`asymptotics.theory.spiked_rf.priors` (``BlockMarchenkoPastur``)
+and :mod:`asymptotics.theory.spiked_rf.readout_types` (docs/spiked-rf.md, "K readout types"),
+written as loops with the arithmetic of the numpy functions they replace:
+
+* the point of the reduced system x = (log V2_k, log V1_kk, V1_kl/√(V1_kk V1_ll) for k < l);
+* one outer step: V(κ) → ŵ → (V̂1, V̂2) → D = λ + V̂2, τ = π/V2 − D → one block self-energy
+  step τ ↦ c∘diag[(I + βV̂1Λ)⁻¹V̂1] → V1 = (Λ⁻¹ + βV̂1)⁻¹, V2 = π/(D + τ);
+* the start: the exact block MP prior at the conjugates of V = 0, its self-energy solved by
+  Anderson (memory 5, tolerance 10⁻¹³) as ``solve_block_mp``;
+* Anderson on the outer map and continuation along α (the assembly of the solution stays in
+  :mod:`asymptotics.theory.spiked_rf.fixed_point`).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from asymptotics.solvers.result import Status
+
+
+def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew):  # placeholder
+    raise NotImplementedError
+
+
+def lu_solve_many(M, B, X):  # placeholder
+    raise NotImplementedError
+
+
+def scaled_residual(r, x):  # placeholder: bound to the rendered _linalg_template.py
+    raise NotImplementedError
+
+
+# ---- kernels (copied into the rendered module) ----
+
+CONVERGED = int(Status.CONVERGED)
+MAX_STEPS = int(Status.MAX_STEPS)
+NONFINITE = int(Status.NONFINITE)
+
+#: start status of a prior operator that is not positive (λ + V̂2_k ≤ 0 for some type)
+BAD_PRIOR = -2
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**JIT)
+def conjugates(V1, V2, ratio, w, mu1, mu2, clip):
+    """(V̂1, V̂2) at the responses (V1, V2): ŵ = (α/β)/(1 + V(κ)), V(κ) = Σ μ1k μ1l V1_kl +
+    Σ μ2k² V2_k (clipped at 0 when ``clip``)."""
+    K, n = mu1.shape
+    V1h = np.zeros((K, K))
+    V2h = np.zeros(K)
+    for i in range(n):
+        v = 0.0
+        for k in range(K):
+            for l in range(K):
+                v += mu1[k, i] * V1[k, l] * mu1[l, i]
+        for k in range(K):
+            v += V2[k] * mu2[k, i]
+        if clip:
+            v = max(v, 0.0)
+        ww = w[i] * (ratio / (1.0 + v))
+        for k in range(K):
+            for l in range(K):
+                V1h[k, l] += mu1[k, i] * ww * mu1[l, i]
+            V2h[k] += mu2[k, i] * ww
+    return V1h, V2h
+
+
+@njit(**JIT)
+def self_energy(tau, V1h, D, c, pi, beta):
+    """τ ↦ c∘diag[(I + β V̂1 Λ(τ))⁻¹ V̂1], Λ = diag(π c/(D + τ)) (readout_types.block_self_energy)."""
+    K = tau.shape[0]
+    M = np.empty((K, K))
+    for k in range(K):
+        for l in range(K):
+            M[k, l] = (1.0 if k == l else 0.0) + beta * V1h[k, l] * (pi[l] * c[l] / (D[l] + tau[l]))
+    X = np.empty((K, K))
+    lu_solve_many(M, V1h, X)
+    out = np.empty(K)
+    for k in range(K):
+        out[k] = c[k] * X[k, k]
+    return out
+
+
+@njit(**JIT)
+def traces(tau, V1h, D, c, pi, beta):
+    """(V1, V2) from τ: V1 = (Λ⁻¹ + βV̂1)⁻¹ (symmetrised), V2 = π/(D + τ)."""
+    K = tau.shape[0]
+    M = np.empty((K, K))
+    for k in range(K):
+        for l in range(K):
+            M[k, l] = beta * V1h[k, l]
+        M[k, k] += 1.0 / (pi[k] * c[k] / (D[k] + tau[k]))
+    Vi = np.empty((K, K))
+    lu_solve_many(M, np.eye(K), Vi)
+    V1 = 0.5 * (Vi + Vi.T)
+    V2 = np.empty(K)
+    for k in range(K):
+        V2[k] = pi[k] / (D[k] + tau[k])
+    return V1, V2
+
+
+@njit(**JIT)
+def unpack(x, K):
+    V2 = np.exp(x[:K])
+    d = np.exp(x[K:2 * K])
+    V1 = np.diag(d)
+    p = 2 * K
+    for k in range(K):
+        for l in range(k + 1, K):
+            off = min(max(x[p], -1.0), 1.0) * np.sqrt(d[k] * d[l])
+            V1[k, l] = off
+            V1[l, k] = off
+            p += 1
+    return V1, V2
+
+
+@njit(**JIT)
+def pack(V1, V2, out):
+    K = V2.shape[0]
+    for k in range(K):
+        out[k] = np.log(V2[k])
+        out[K + k] = np.log(V1[k, k])
+    p = 2 * K
+    for k in range(K):
+        for l in range(k + 1, K):
+            out[p] = V1[k, l] / np.sqrt(V1[k, k] * V1[l, l])
+            p += 1
+
+
+@njit(**JIT)
+def block_map(x, out, ratio, lam, beta, c, pi, w, mu1, mu2):
+    """One outer step of the reduced block system (priors._block_step), on the packed point."""
+    K = c.shape[0]
+    V1, V2 = unpack(x, K)
+    V1h, V2h = conjugates(V1, V2, ratio, w, mu1, mu2, True)
+    D = lam + V2h
+    tau = np.empty(K)
+    for k in range(K):
+        tau[k] = max(pi[k] / V2[k] - D[k], 0.0)
+    tau_new = self_energy(tau, V1h, D, c, pi, beta)
+    V1n, V2n = traces(tau_new, V1h, D, c, pi, beta)
+    pack(V1n, V2n, out)
+
+
+@njit(**JIT)
+def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
+    """Anderson (memory 5, tolerance ``tol``, 5000 steps) on τ = self_energy(max(τ, 0)) from τ
+    (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
+    K = tau.shape[0]
+    memory = 5
+    r = np.empty(K)
+    xnew = np.empty(K)
+    dX = np.empty((memory, K))
+    dF = np.empty((memory, K))
+    xp = np.empty(K)
+    fp = np.empty(K)
+    hist = np.zeros(2, dtype=np.int64)
+    state = np.full(1, np.inf)
+    t = np.empty(K)
+    for it in range(1, 5001):
+        for k in range(K):
+            t[k] = max(tau[k], 0.0)
+        g = self_energy(t, V1h, D, c, pi, beta)
+        finite = True
+        conv = True
+        for k in range(K):
+            r[k] = g[k] - tau[k]
+            if not math.isfinite(r[k]):
+                finite = False
+            if not (abs(r[k]) <= tol + tol * abs(tau[k])):
+                conv = False
+        if not finite:
+            return NONFINITE, it, np.inf
+        if conv:
+            return CONVERGED, it, scaled_residual(r, tau)
+        anderson_update(tau, r, dX, dF, hist, xp, fp, state, memory, 1.0, 1e3, xnew)
+        for k in range(K):
+            tau[k] = xnew[k]
+    return MAX_STEPS, 5000, scaled_residual(r, tau)
+
+
+@njit(**JIT)
+def block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2):
+    """The exact block MP prior at the conjugates of V = 0, packed into x. Returns the inner
+    solve's (status, iterations, residual)."""
+    K = c.shape[0]
+    V1h, V2h = conjugates(np.zeros((K, K)), np.zeros(K), ratio, w, mu1, mu2, False)
+    D = lam + V2h
+    for k in range(K):
+        if not D[k] > 0.0:
+            return BAD_PRIOR, 0, np.inf
+    tau = np.empty(K)
+    for k in range(K):
+        tau[k] = c[k] * V1h[k, k]
+    st, it, res = solve_self_energy(V1h, D, c, pi, beta, tau)
+    for k in range(K):
+        tau[k] = max(tau[k], 0.0)
+    V1, V2 = traces(tau, V1h, D, c, pi, beta)
+    pack(V1, V2, x)
+    return st, it, res
+
+
+@njit(**JIT)
+def solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps, memory, damping,
+                restart):
+    """Anderson on the outer block map from x (overwritten). Returns (status, iterations, residual)."""
+    m = x.shape[0]
+    g = np.empty(m)
+    r = np.empty(m)
+    xnew = np.empty(m)
+    dX = np.empty((memory, m))
+    dF = np.empty((memory, m))
+    xp = np.empty(m)
+    fp = np.empty(m)
+    hist = np.zeros(2, dtype=np.int64)
+    state = np.full(1, np.inf)
+    for k in range(1, max_steps + 1):
+        block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
+        finite = True
+        conv = True
+        for i in range(m):
+            r[i] = g[i] - x[i]
+            if not math.isfinite(r[i]):
+                finite = False
+            if not (abs(r[i]) <= atol + rtol * abs(x[i])):
+                conv = False
+        if not finite:
+            return NONFINITE, k, np.inf
+        if k >= min_steps and conv:
+            return CONVERGED, k, scaled_residual(r, x)
+        anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
+        for i in range(m):
+            x[i] = xnew[i]
+    return MAX_STEPS, max_steps, scaled_residual(r, x)
+
+
+@njit(**JIT)
+def solve_curve_block(alphas, beta, lam, c, pi, w, mu1, mu2, x0, has_start, atol, rtol, min_steps, max_steps,
+                      memory, damping, restart, X, iout, fres):
+    """Continuation along ``alphas``: row p of X the reduced point, iout[p] = (status, iterations,
+    start status), fres[p] the residual. A failed start (inner self-energy) stops the path: its
+    row has start status ≠ 0 and the rows after it are not solved (status −1)."""
+    m = X.shape[1]
+    x = np.empty(m)
+    start = x0.copy()
+    have = has_start
+    for p in range(alphas.shape[0]):
+        iout[p, 0] = -1
+        iout[p, 1] = 0
+        iout[p, 2] = CONVERGED
+        fres[p] = np.inf
+    for p in range(alphas.shape[0]):
+        ratio = alphas[p] / beta
+        if have:
+            for i in range(m):
+                x[i] = start[i]
+        else:
+            st, it, res0 = block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2)
+            if st != CONVERGED:
+                iout[p, 2] = st
+                iout[p, 1] = it
+                fres[p] = res0
+                return
+        status, its, res = solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps,
+                                       memory, damping, restart)
+        for i in range(m):
+            X[p, i] = x[i]
+        iout[p, 0] = status
+        iout[p, 1] = its
+        fres[p] = res
+        if status == CONVERGED:
+            for i in range(m):
+                start[i] = x[i]
+            have = True

@@ -1,0 +1,279 @@
+r"""Compiled small dense linear algebra and the Anderson step, shared by the sRF kernels.
+
+This file is a template (:mod:`asymptotics.codegen.templates`) without placeholders:
+:func:`~asymptotics.theory.spiked_rf.kernels.linalg_kernels` renders it into the user cache, and
+the solver templates of this package bind their placeholders to its functions. Everything from
+the marker line on is copied verbatim.
+
+* :func:`jacobi_svd`, :func:`lstsq_jacobi` — one-sided Jacobi SVD (singular values to high relative
+  accuracy) and the minimum-norm least-squares solution with LAPACK gelsd's rank rule;
+* :func:`lu_solve`, :func:`lu_solve_many` — Gaussian elimination with partial pivoting (small
+  systems, one or several right-hand sides);
+* :func:`spectral_radius_2x2` — the largest |λ| of a 2×2 matrix in closed form;
+* :func:`anderson_update` — one step of :class:`asymptotics.solvers.Anderson` (type II, with the
+  restart and history guards of ``asymptotics/solvers/fixed_point.py``), on preallocated
+  histories; :func:`scaled_residual` — the residual every solver of the package reports.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+# ---- kernels (copied into the rendered module) ----
+
+EPS = 2.220446049250313e-16
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+# ---- small dense linear algebra --------------------------------------------------------------
+
+@njit(**JIT)
+def jacobi_svd(A, V):
+    """One-sided Jacobi SVD of A (n × k, k ≤ n), in place: on exit the columns of A are U·Σ and V
+    (k × k) the right singular vectors; returns the singular values (column norms)."""
+    n, k = A.shape
+    for i in range(k):
+        for j in range(k):
+            V[i, j] = 1.0 if i == j else 0.0
+    for _sweep in range(60):
+        rotated = False
+        for p in range(k - 1):
+            for q in range(p + 1, k):
+                a = 0.0
+                b = 0.0
+                g = 0.0
+                for i in range(n):
+                    a += A[i, p] * A[i, p]
+                    b += A[i, q] * A[i, q]
+                    g += A[i, p] * A[i, q]
+                if g == 0.0 or abs(g) <= EPS * math.sqrt(a * b):
+                    continue
+                rotated = True
+                zeta = (b - a) / (2.0 * g)
+                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+                cs = 1.0 / math.sqrt(1.0 + t * t)
+                sn = cs * t
+                for i in range(n):
+                    ap = A[i, p]
+                    aq = A[i, q]
+                    A[i, p] = cs * ap - sn * aq
+                    A[i, q] = sn * ap + cs * aq
+                for i in range(k):
+                    vp = V[i, p]
+                    vq = V[i, q]
+                    V[i, p] = cs * vp - sn * vq
+                    V[i, q] = sn * vp + cs * vq
+        if not rotated:
+            break
+    s = np.empty(k)
+    for j in range(k):
+        acc = 0.0
+        for i in range(n):
+            acc += A[i, j] * A[i, j]
+        s[j] = math.sqrt(acc)
+    return s
+
+
+@njit(**JIT)
+def lstsq_jacobi(F, r, rcond, gamma):
+    """Minimum-norm least squares F γ ≈ r by the Jacobi SVD (singular values ≤ rcond·σ_max are
+    dropped, as LAPACK's gelsd). Returns (rank, σ_min, σ_max); γ written in place."""
+    n, k = F.shape
+    A = F.copy()
+    V = np.empty((k, k))
+    s = jacobi_svd(A, V)
+    smax = 0.0
+    smin = np.inf
+    for j in range(k):
+        smax = max(smax, s[j])
+        smin = min(smin, s[j])
+    rank = 0
+    for j in range(k):
+        gamma[j] = 0.0
+    for j in range(k):
+        if s[j] > rcond * smax:
+            rank += 1
+            ur = 0.0
+            for i in range(n):
+                ur += A[i, j] * r[i]
+            c = ur / (s[j] * s[j])
+            for i in range(k):
+                gamma[i] += V[i, j] * c
+    return rank, smin, smax
+
+
+@njit(**JIT)
+def lu_solve(M, b, x):
+    """Solve M x = b by Gaussian elimination with partial pivoting (LAPACK's getrf/getrs order);
+    returns False for an exactly singular matrix."""
+    n = M.shape[0]
+    A = M.copy()
+    y = b.copy()
+    for j in range(n):
+        p = j
+        big = abs(A[j, j])
+        for i in range(j + 1, n):
+            if abs(A[i, j]) > big:
+                big = abs(A[i, j])
+                p = i
+        if big == 0.0:
+            return False
+        if p != j:
+            for c in range(n):
+                tmp = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = tmp
+            tmp = y[j]
+            y[j] = y[p]
+            y[p] = tmp
+        for i in range(j + 1, n):
+            f = A[i, j] / A[j, j]
+            for c in range(j + 1, n):
+                A[i, c] -= f * A[j, c]
+            y[i] -= f * y[j]
+    for i in range(n - 1, -1, -1):
+        acc = y[i]
+        for c in range(i + 1, n):
+            acc -= A[i, c] * x[c]
+        x[i] = acc / A[i, i]
+    return True
+
+
+@njit(**JIT)
+def lu_solve_many(M, B, X):
+    """Solve M X = B (B, X: n × m) by Gaussian elimination with partial pivoting; returns False
+    (X filled with NaN) for an exactly singular matrix."""
+    n = M.shape[0]
+    m = B.shape[1]
+    A = M.copy()
+    Y = B.copy()
+    for j in range(n):
+        p = j
+        big = abs(A[j, j])
+        for i in range(j + 1, n):
+            if abs(A[i, j]) > big:
+                big = abs(A[i, j])
+                p = i
+        if big == 0.0:
+            X[:, :] = np.nan
+            return False
+        if p != j:
+            for c in range(n):
+                tmp = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = tmp
+            for c in range(m):
+                tmp = Y[j, c]
+                Y[j, c] = Y[p, c]
+                Y[p, c] = tmp
+        for i in range(j + 1, n):
+            f = A[i, j] / A[j, j]
+            for c in range(j + 1, n):
+                A[i, c] -= f * A[j, c]
+            for c in range(m):
+                Y[i, c] -= f * Y[j, c]
+    for c in range(m):
+        for i in range(n - 1, -1, -1):
+            acc = Y[i, c]
+            for q in range(i + 1, n):
+                acc -= A[i, q] * X[q, c]
+            X[i, c] = acc / A[i, i]
+    return True
+
+
+@njit(**JIT)
+def spectral_radius_2x2(a, b, c, d):
+    """max |λ| over the eigenvalues of [[a, b], [c, d]]."""
+    half = 0.5 * (a + d)
+    det = a * d - b * c
+    disc = half * half - det
+    if disc >= 0.0:
+        root = math.sqrt(disc)
+        return max(abs(half + root), abs(half - root))
+    return math.sqrt(det)
+
+
+# ---- Anderson acceleration ---------------------------------------------------------------------
+
+@njit(**JIT)
+def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew):
+    """One Anderson step (asymptotics.solvers.fixed_point._AndersonStep): xnew from x, r = g(x) − x.
+
+    ``hist`` = [number of stored differences, whether (xp, fp) hold the previous pair];
+    ``state`` = [best residual seen]. Histories dX, dF are (memory, n), oldest first.
+    """
+    n = x.shape[0]
+    nrm = 0.0
+    for i in range(n):
+        nrm = max(nrm, abs(r[i]))
+    if nrm > restart * state[0]:
+        hist[0] = 0
+        hist[1] = 0
+    state[0] = min(state[0], nrm)
+    h = hist[0]
+    if hist[1] == 1:
+        if h == memory:
+            for j in range(memory - 1):
+                for i in range(n):
+                    dX[j, i] = dX[j + 1, i]
+                    dF[j, i] = dF[j + 1, i]
+            h -= 1
+        for i in range(n):
+            dX[h, i] = x[i] - xp[i]
+            dF[h, i] = r[i] - fp[i]
+        h += 1
+        hist[0] = h
+    for i in range(n):
+        xp[i] = x[i]
+        fp[i] = r[i]
+    hist[1] = 1
+    for i in range(n):
+        xnew[i] = x[i] + damping * r[i]
+    if h == 0:
+        return
+    gamma = np.zeros(h)
+    ok = False
+    if h <= n:
+        F = np.empty((n, h))
+        for j in range(h):
+            for i in range(n):
+                F[i, j] = dF[j, i]
+        rank, smin, smax = lstsq_jacobi(F, r, EPS * max(n, h), gamma)
+        ok = rank == h and not (smin < 1e-12 * smax)
+        for j in range(h):
+            if not math.isfinite(gamma[j]):
+                ok = False
+    if not ok:
+        # ill-conditioned history: keep only the newest pair
+        for i in range(n):
+            dX[0, i] = dX[h - 1, i]
+            dF[0, i] = dF[h - 1, i]
+        h = 1
+        hist[0] = 1
+        ff = 0.0
+        fr = 0.0
+        for i in range(n):
+            ff += dF[0, i] * dF[0, i]
+            fr += dF[0, i] * r[i]
+        gamma[0] = fr / ff if ff > 0.0 else 0.0
+    for j in range(h):
+        if not math.isfinite(gamma[j]):
+            return
+    for i in range(n):
+        acc = 0.0
+        for j in range(h):
+            acc += (dX[j, i] + damping * dF[j, i]) * gamma[j]
+        xnew[i] -= acc
+
+
+@njit(**JIT)
+def scaled_residual(r, x):
+    """max_i |r_i|/max(1, |x_i|) (inf when non-finite), the residual every solver reports."""
+    v = 0.0
+    for i in range(r.shape[0]):
+        if not math.isfinite(r[i]):
+            return np.inf
+        v = max(v, abs(r[i]) / max(1.0, abs(x[i])))
+    return v
