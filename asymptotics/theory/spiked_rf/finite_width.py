@@ -67,6 +67,7 @@ from .channel import (
 from .fixed_point import SpikedRFSolution, solve_spiked_rf
 from .mapping import srf_parameters
 from .priors import BlockMarchenkoPastur, MarchenkoPastur, choose_prior
+from .solution import MIN_STABILITY_MARGIN
 
 __all__ = [
     "FiniteWidthSolution",
@@ -78,8 +79,6 @@ __all__ = [
     "spiked_rf_finite_width",
 ]
 
-#: smallest accepted 1 − (spectral radius of the variance map), as for p = ∞
-MIN_STABILITY_MARGIN = 1e-8
 #: largest accepted residual of the finite-p equations at the solution (they are solved directly)
 MAX_RESIDUAL = 1e-9
 

@@ -21,14 +21,13 @@ from ....errors import ConvergenceError, ParameterError
 from ....params import check_int, check_nonnegative
 from ....solvers import SolverResult, Status
 from ....solvers.result import STATUS_MESSAGES
+from ...spiked_rf.solution import MIN_STABILITY_MARGIN  # one threshold for both variance maps
 from .compiled import PathSolution, solve_path
 from .model import GaussianReadoutModel, check_width
 from .result import GaussianReadoutRisk
 
 __all__ = ["solve_gaussian_readout", "solve_gaussian_readout_path", "MIN_STABILITY_MARGIN"]
 
-#: smallest accepted 1 − (spectral radius of the variance map)
-MIN_STABILITY_MARGIN = 1e-8
 
 # outcome codes of the assembly (``_kernel_template.py``)
 _UNSTABLE, _NONFINITE_RISK, _NONFINITE_TRAIN, _NEGATIVE, _SINGULAR = 1, 2, 3, 4, 5
