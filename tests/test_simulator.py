@@ -130,10 +130,15 @@ def test_linear_ols_exact_finite_d():
     close(res, "risk0", exact, z=3.5)
     # η = 0: W₁ = W₀, so R1 = R0 on the same draws, δ = 0 to round-off
     assert abs(res.mean["delta"]) < 1e-12
-    # the test-set estimator: per point (xᵀ(Wb − β))² = R·χ²₁, variance 2R², so test_se = R √(2/n_test)
-    for ps in res.per_seed:
+    # the exact population risk of a linear network is ‖Wb − β‖² (closed form): no test-set error
+    assert res.test_se["risk0"] == 0.0
+    # the Monte-Carlo test set: per point (xᵀ(Wb − β))² = R·χ²₁, variance 2R², so test_se = R √(2/n_test),
+    # and the same networks (same seeds) have the same exact risks to within that error
+    mc = simulate(cfg.replace(test_risk="monte-carlo"), seeds=8, root_seed=11)
+    for ps, pe in zip(mc.per_seed, res.per_seed, strict=True):
         assert ps["risk0_test_se"] == pytest.approx(ps["risk0"] * math.sqrt(2 / cfg.n_test), rel=0.1)
-    assert 0 < res.test_se["risk0"] < res.se["risk0"] * 3
+        assert abs(ps["risk0"] - pe["risk0"]) <= 4.5 * ps["risk0_test_se"]
+    assert 0 < mc.test_se["risk0"] < mc.se["risk0"] * 3
 
 
 @pytest.mark.parametrize(
@@ -172,6 +177,7 @@ def test_ge_features_equal_true_features_for_linear_student():
         n_test=4000,
         measure=("risk",),
     )
+    base = base.replace(test_risk="monte-carlo")
     true = simulate(base, seeds=4, root_seed=5)
     ge = simulate(base.replace(features="ge"), seeds=4, root_seed=5)
     # same ridge fits (same W, data and readout): train errors agree to round-off
@@ -179,6 +185,11 @@ def test_ge_features_equal_true_features_for_linear_student():
     for name in ("risk0", "risk1"):
         diff = abs(ge.mean[name] - true.mean[name])
         assert diff <= 4 * math.hypot(ge.test_se[name], true.test_se[name])
+    # the exact risks (closed form for both) agree to round-off
+    ex_true = simulate(base.replace(test_risk="exact"), seeds=4, root_seed=5)
+    ex_ge = simulate(base.replace(test_risk="exact", features="ge"), seeds=4, root_seed=5)
+    for name in ("risk0", "risk1"):
+        assert ex_ge.values(name) == pytest.approx(ex_true.values(name), rel=1e-11)
 
 
 # ---- the first gradient ------------------------------------------------------------------------------

@@ -50,8 +50,11 @@ __all__ = [
     "FEATURES",
     "GRADIENTS",
     "BATCHES",
+    "TEST_RISKS",
     "config_class",
     "readout_counts",
+    "memory_estimate",
+    "BASE_MEMORY",
 ]
 
 PROTOCOLS = ("ba", "cui", "srf")
@@ -60,6 +63,9 @@ MEASURE_GROUPS = ("risk", "spike", "ck", "baseline")
 FEATURES = ("true", "ge")
 GRADIENTS = ("exact", "rank1")
 BATCHES = ("same", "fresh")
+#: How E_x of the test risk is taken: ``exact`` (population risk from the Gram matrix, no test set)
+#: or ``monte-carlo`` (``n_test`` fresh Gaussian points).
+TEST_RISKS = ("exact", "monte-carlo")
 
 
 # ---- field checks -------------------------------------------------------------------------------
@@ -189,6 +195,9 @@ def _common_checks(cfg) -> None:
     cfg._set("noise", check_nonnegative("noise", cfg.noise))
     cfg._set("lam", check_nonnegative("lam", cfg.lam))
     cfg._set("features", _choice("features", cfg.features, FEATURES))
+    test_risk = cfg.test_risk.replace("_", "-") if isinstance(cfg.test_risk, str) else cfg.test_risk
+    cfg._set("test_risk", _choice("test_risk", test_risk, TEST_RISKS))
+    cfg._set("risk_rtol", check_in_range("risk_rtol", cfg.risk_rtol, 1e-15, 1e-2))
 
 
 @dataclass(frozen=True)
@@ -216,10 +225,16 @@ class BaConfig(_ConfigBase):
             y − f(X) at later ones).
         batches: ``same`` (full-batch steps on one training set) or ``fresh`` (a new set of n
             samples at every step).
-        n_test: number of fresh test points for E_x (streamed in chunks).
+        n_test: number of fresh test points for E_x with ``test_risk="monte-carlo"`` (streamed
+            in chunks; unused by the exact risk).
         measure: measurement groups: ``risk`` (risk0, risk1, delta, train_error), ``spike``
             (overlap_beta, overlap_a, top_sv2, bulk_edge_sv2, rank1_error, gradient_sv_ratio,
             beta_energy), ``ck`` (ck_outlier, ck_label_alignment).
+        test_risk: ``exact`` (default): the population risk E_x(f̂ − f*)² of the trained network
+            computed from the Gram matrix WᵀW (:mod:`validation.simulator.population`), no test
+            set, no test-set noise; ``monte-carlo``: the mean over ``n_test`` fresh points.
+        risk_rtol: tolerance of the exact risk's Hermite truncation bound, relative to E σ*²
+            (default 1e-10; closed forms and Gaussian-equivalent features are exact).
     """
 
     student: str = "tanh"
@@ -238,6 +253,8 @@ class BaConfig(_ConfigBase):
     batches: str = "same"
     n_test: int = 10_000
     measure: tuple[str, ...] = ("risk", "spike", "ck")
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "ba"
 
@@ -292,7 +309,7 @@ class CuiConfig(_ConfigBase):
         readout_values, readout_proportions: the readout types uⱼ = √p a⁰ⱼ ∈ {u⁽ᵏ⁾} with
             proportions πₖ (exact counts round(πₖ p) by largest remainders, in blocks);
             the default (1.0,), (1.0,) is Cui's uniform readout a⁰ = 1/√p.
-        n_test, features, steps, gradient, batches: as in :class:`BaConfig`.
+        n_test, features, steps, gradient, batches, test_risk, risk_rtol: as in :class:`BaConfig`.
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, rank1_error, gradient_sv_ratio, beta_energy and the measured sRF
             parameters r, c, gamma), ``ck`` (ck_outlier, ck_label_alignment), ``baseline``
@@ -317,6 +334,8 @@ class CuiConfig(_ConfigBase):
     gradient: str = "exact"
     batches: str = "same"
     measure: tuple[str, ...] = ("risk", "spike")
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "cui"
 
@@ -368,8 +387,8 @@ class SRFConfig(_ConfigBase):
         c: bulk variance, one number, or one per readout type (Cui §7: c_k depends on the type).
         r: spike strength (≥ 0); neuron j has spike r·uⱼ.
         gamma: overlap γ ∈ [−1, 1] between the spike v and the target direction θ.
-        alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features: as in
-            :class:`CuiConfig`.
+        alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features,
+            test_risk, risk_rtol: as in :class:`CuiConfig`.
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, beta_energy and the re-measured r, c, gamma of F), ``ck``.
     """
@@ -390,6 +409,8 @@ class SRFConfig(_ConfigBase):
     n_test: int = 10_000
     features: str = "true"
     measure: tuple[str, ...] = ("risk",)
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "srf"
 
@@ -438,3 +459,52 @@ def config_class(protocol: str):
     """The config class of ``protocol`` (``ba``, ``cui`` or ``srf``)."""
     key = _choice("protocol", protocol, PROTOCOLS)
     return _CLASSES[key]
+
+
+#: Bytes of the interpreter with numpy, scipy, numba and the compiled kernels loaded.
+BASE_MEMORY = 320 * 2**20
+#: Nodes in κ and Hermite orders assumed by :func:`memory_estimate` for the exact risk (an upper
+#: estimate: one node when no direction is conditioned on, ≈ 200 after a large step).
+_EST_NODES, _EST_ORDERS = 256, 16
+
+
+def memory_estimate(cfg) -> int:
+    r"""An upper estimate, in bytes, of the peak memory of one seed of ``cfg`` in one process.
+
+    The float64 arrays alive at the peak of each phase, plus the first layers (2·d·N when both
+    W₀ and W₁ are kept) and :data:`BASE_MEMORY`:
+
+    * first step: the batch X (n0·d), the pre-activations (n0·N), the gradient (d·N), and the
+      Gram matrix of the smaller side of G₀ when the spike is measured;
+    * ridge: the fresh inputs (n·d), the features (n·N, twice with Gaussian-equivalent noise),
+      the ridge Gram matrix and its Cholesky factor (2·min(n, N)²);
+    * exact risk: the Gram matrix WᵀW, its entrywise power (2·N²) and the conditional Hermite
+      coefficients (2·(K + 1)·N·Q, Q ≤ 256 nodes in κ, K ≤ 16 orders);
+      Monte-Carlo risk instead: two test chunks of 48 MiB;
+    * spike: the Gram matrix of the smaller side of W (min(d, N)²).
+
+    >>> round(memory_estimate(BaConfig(d=8000, psi1=1, psi2=1, measure=("risk",))) / 2**30, 1)
+    3.6
+    """
+    d = cfg.d
+    sizes = cfg.sizes()
+    n = sizes["n"]
+    N = sizes.get("N", sizes.get("p"))
+    n0 = sizes.get("n0", n)
+    groups = cfg.measure
+    kept = 2 if (cfg.protocol == "ba" or "baseline" in groups) else 1
+    floats = kept * d * N
+    phases = []
+    if cfg.protocol != "srf":
+        phases.append(n0 * d + n0 * N + d * N + (min(d, N) ** 2 if "spike" in groups else 0))
+    if any(g in groups for g in ("risk", "ck", "baseline")):
+        ge = cfg.features == "ge"
+        phases.append(n * d + n * N * (2 if ge else 1) + 2 * min(n, N) ** 2)
+    if any(g in groups for g in ("risk", "baseline")):
+        if cfg.test_risk == "exact" and cfg.features == "true":
+            phases.append(2 * N * N + 2 * (_EST_ORDERS + 1) * N * _EST_NODES + (1 << 14) * 600)
+        elif cfg.test_risk != "exact":
+            phases.append(2 * 48 * 2**20 // 8)
+    if "spike" in groups:
+        phases.append(min(d, N) ** 2 + d * N)
+    return int(BASE_MEMORY + 8 * (floats + max(phases, default=0)))
