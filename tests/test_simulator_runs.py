@@ -124,3 +124,14 @@ def test_bad_test_risk_and_tolerance():
         BaConfig(risk_rtol=0.5)
     assert info.value.name == "risk_rtol"
     assert BaConfig(test_risk="monte_carlo").test_risk == "monte-carlo"
+
+
+def test_docstring_examples():
+    import doctest
+
+    import validation.simulator as package
+    from validation.simulator import config, dual_kernels, parallel, quadrature, result, store
+
+    for mod in (package, config, dual_kernels, parallel, quadrature, result, store):
+        failed, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert failed == 0, mod.__name__

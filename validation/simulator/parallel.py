@@ -177,6 +177,8 @@ def simulate_many(
     if workers is None or (workers == 1 and blas_threads is None):
         auto_workers, auto_threads = choose_parallelism(configs, len(tasks), cores)
         workers = auto_workers if workers is None else 1
+        if blas_threads is not None:  # given threads per task: as many workers as fit on the cores
+            workers = max(1, min(workers, cores // blas_threads))
         per_task = blas_threads or (auto_threads if workers == 1 else 1)
         chosen = "by problem size"
     else:

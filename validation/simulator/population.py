@@ -38,14 +38,19 @@ truncated quadratic form is at most
 
 evaluated with |ρ̃|^{K+1} ≤ ρ̃^K·max|ρ̃| (K even) or = ρ̃^{K+1} (K odd): one more quadratic form
 with a non-negative matrix already at hand. Orders are added until the bound is below
-``rtol``·E σ*² (default 10⁻¹⁰), at most :data:`MAX_ORDER`.
+``rtol``·E σ*² (default 10⁻¹⁰), at most 60 (:mod:`validation.simulator.hermite`).
 
 **Quadrature.** Every expectation uses composite Gauss–Legendre rules
 (:mod:`validation.simulator.quadrature`): inner rule in ξ per point (split at kinks of σ), an
 adaptive rule in κ driven by the neurons with the largest ‖bᵢ‖/tᵢ, checked against the exact
-one-dimensional E σ(‖wᵢ‖z)² and E σ(‖wᵢ‖z) of **every** neuron (``quadrature_error``); the
-cross term kᵢ = E_z[σ*(z) a₀(ρᵢ‖wᵢ‖z; ‖wᵢ‖√(1−ρᵢ²))], ρᵢ = ⟨wᵢ, β⟩/‖wᵢ‖, with an adaptive rule
-in z split at the kinks of σ*.
+one-dimensional E σ(‖wᵢ‖z)² and E σ(‖wᵢ‖z) of **every** neuron (``quadrature_error``).
+
+**Cross term.** Conditionally on κ, ⟨β, x⟩ = β_U·κ + ‖β_⊥‖η with η correlated with ξᵢ by
+rᵢ = hᵢ·β/(tᵢ‖β_⊥‖), so kᵢ = Σ_k E_κ[aₖ(i|κ) a*ₖ(κ)] rᵢ^k with the teacher's conditional
+coefficients a*ₖ(κ) = E_η[σ*(β_U·κ + ‖β_⊥‖η)hₖ(η)] (no new evaluation of σ), the tail bounded by
+|rᵢ|^{K+1} E_κ[τᵢτ*]. Neurons with |rᵢ| > 1/4 get the two-dimensional integral
+kᵢ = E_z[σ*(z) a₀(ρᵢ‖wᵢ‖z; ‖wᵢ‖√(1−ρᵢ²))], ρᵢ = ⟨wᵢ, β⟩/‖wᵢ‖ (adaptive rule in z split at the
+kinks of σ*); with a closed-form student and no conditioning the same with Mehler's series in ρᵢ.
 """
 
 from __future__ import annotations
@@ -60,15 +65,10 @@ from asymptotics.activations import Activation
 
 from .dual_kernels import CLOSED_FORMS, dual_quadratic_rows, pair_kernel
 from .kernels import population_kernels
-from .quadrature import HALF_RANGE, adaptive_rule, conditional_coefficients, inner_edges, refine_edges
-from .static_kernels import hadamard_apply, hadamard_multiply, residual_correlation
+from .quadrature import HALF_RANGE, adaptive_rule, conditional_coefficients, inner_edges
 
-__all__ = ["PopulationRisk", "population_risk", "ge_population_risk", "teacher_moments", "MAX_ORDER"]
+__all__ = ["PopulationRisk", "population_risk", "ge_population_risk", "teacher_moments", "teacher_hermite"]
 
-#: Largest Hermite order of the conditioned expansion.
-MAX_ORDER = 60
-#: At most this many conditioning directions.
-MAX_CONDITIONING = 2
 #: Relative accuracy asked of every quadrature (far below the truncation tolerance).
 QUAD_RTOL = 1e-13
 
@@ -158,18 +158,21 @@ def population_risk(
     target = teacher_moments(teacher)[2]
     C = W.T @ W if gram is None else gram
     s2 = np.ascontiguousarray(np.diag(C)).copy()
-    cross, cross_bound = _cross_term(W, coef, beta, s2, student, teacher, closed_form)
+    proj = W.T @ beta
     if closed_form and student.builtin in CLOSED_FORMS:
+        cross, cross_bound = _cross_term(proj, coef, s2, student, teacher, closed_form)
         rows = np.empty(C.shape[0])
         dual_quadratic_rows(C, coef, CLOSED_FORMS[student.builtin], float(student.offset), rows)
         quad = float(rows.sum())
         return PopulationRisk(
             quad - 2 * cross + target, 2 * cross_bound, method=f"dual-{student.builtin}", target_energy=target
         )
-    h = _hermite_quadratic(C, coef, s2, student, rtol * target, W.shape[0])
+    from .hermite import hermite_risk
+
+    h = hermite_risk(C, coef, s2, proj, student, teacher, rtol * target, W.shape[0])
     return PopulationRisk(
-        h["quad"] - 2 * cross + target, h["bound"] + 2 * cross_bound, h["quad_error"], h["orders"], "hermite",
-        h["m"], h["rho_max"], h["nodes"], target,
+        h["quad"] - 2 * h["cross"] + target, h["bound"] + 2 * h["cross_bound"], h["quad_error"], h["orders"],
+        "hermite", h["m"], h["rho_max"], h["nodes"], target,
     )  # fmt: skip
 
 
@@ -191,15 +194,15 @@ def teacher_hermite(teacher: Activation, K: int = MEHLER_ORDER) -> np.ndarray:
     return fn(x) @ w
 
 
-def _cross_term(W, coef, beta, s2, student: Activation, teacher: Activation, closed_form: bool = True):
-    """(bᵀk, a bound on its truncation error), kᵢ = E σ(wᵢ·x) σ*(⟨β, x⟩).
+def _cross_term(proj, coef, s2, student: Activation, teacher: Activation, closed_form: bool = True):
+    """(bᵀk, a bound on its truncation error), kᵢ = E σ(wᵢ·x) σ*(⟨β, x⟩), from proj = Wᵀβ and the
+    squared norms s2 (used with a closed-form student; the Hermite path conditions it as K).
 
     With ρᵢ = ⟨wᵢ, β⟩/‖wᵢ‖: for |ρᵢ| ≤ MEHLER_RHO Mehler's series kᵢ = Σ_k a_k(‖wᵢ‖) a*_k ρᵢ^k
     (a_k(s) = E[σ(sz)h_k(z)]), truncated after MEHLER_ORDER with the tail bounded by
     |ρᵢ|^{K+1} τᵢ τ* (Cauchy–Schwarz, τ² the tail energies); otherwise the two-dimensional
     integral kᵢ = E_z[σ*(z) a₀(ρᵢ‖wᵢ‖z; ‖wᵢ‖√(1 − ρᵢ²))] by an adaptive rule in z.
     """
-    proj = W.T @ beta
     if closed_form and student.builtin in CLOSED_FORMS and student.builtin == teacher.builtin:
         k = pair_kernel(student.builtin, s2, 1.0, proj, float(student.offset), float(teacher.offset))
         return float(coef @ k), 0.0
@@ -221,12 +224,19 @@ def _cross_term(W, coef, beta, s2, student: Activation, teacher: Activation, clo
         tau_star = math.sqrt(max(teacher_moments(teacher)[2] - float(astar @ astar), 0.0))
         bound += float(np.abs(coef[small]) @ (np.abs(rho[small]) ** (K + 1) * tau)) * tau_star
     big = np.flatnonzero(~small)
-    if big.size == 0:
-        return total, bound
-    slope = rho[big] * s[big]  # wᵢ·x = slopeᵢ z + scaleᵢ ξ, z = ⟨β, x⟩
-    scale = s[big] * np.sqrt(np.maximum(0.0, 1.0 - rho[big] ** 2))
+    if big.size:
+        total += cross_two_dim(coef[big], rho[big] * s[big], s[big] * np.sqrt(np.maximum(0.0, 1.0 - rho[big] ** 2)),
+                               student, teacher)  # fmt: skip
+    return total, bound
+
+
+def cross_two_dim(coef, slope, scale, student: Activation, teacher: Activation) -> float:
+    """Σᵢ coefᵢ E_z[σ*(z) a₀(slopeᵢ z; scaleᵢ)] (wᵢ·x = slopeᵢ z + scaleᵢ ξ, z = ⟨β, x⟩) by an
+    adaptive rule in z split at the kinks of σ*, driven by the neurons with the sharpest integrands."""
+    kern = population_kernels(student)
+    kinks = np.asarray(student.kinks, dtype=float)
     edges = inner_edges(kern, kinks, [scale.min(), scale.max(), float(np.median(scale))])
-    test = _test_neurons(np.abs(slope) / np.maximum(scale, 1e-300))
+    test = test_neurons(np.abs(slope) / np.maximum(scale, 1e-300))
 
     def fn(z):
         sp = (slope[test, None] * z[None, :]).ravel()
@@ -237,189 +247,19 @@ def _cross_term(W, coef, beta, s2, student: Activation, teacher: Activation, clo
 
     z, wz = adaptive_rule(fn, np.linspace(-HALF_RANGE, HALF_RANGE, 7), kinks=teacher.kinks, rtol=QUAD_RTOL)
     fz = np.asarray(teacher.numpy(z), dtype=float) * wz
+    total = 0.0
     block = max(1, int(2**22 // max(z.size, 1)))  # bounded memory: 4M points per block
-    for i0 in range(0, big.size, block):
-        idx = big[i0 : i0 + block]
-        sp = (slope[i0 : i0 + block, None] * z[None, :]).ravel()
-        tp = np.repeat(scale[i0 : i0 + block], z.size)
+    for i0 in range(0, slope.size, block):
+        i1 = min(slope.size, i0 + block)
+        sp = (slope[i0:i1, None] * z[None, :]).ravel()
+        tp = np.repeat(scale[i0:i1], z.size)
         A, _ = conditional_coefficients(kern, sp, tp, edges, kinks, 0)
-        total += float(coef[idx] @ (A[0].reshape(idx.size, z.size) @ fz))
-    return total, bound
+        total += float(coef[i0:i1] @ (A[0].reshape(i1 - i0, z.size) @ fz))
+    return total
 
 
-def _test_neurons(difficulty: np.ndarray, count: int = 6) -> np.ndarray:
+def test_neurons(difficulty: np.ndarray, count: int = 6) -> np.ndarray:
     """Indices of the neurons with the hardest integrands, plus a few spread over the rest."""
     order = np.argsort(-difficulty, kind="stable")
     spread = order[np.linspace(0, order.size - 1, min(order.size, count)).astype(int)]
     return np.unique(np.concatenate([order[:count], spread]))
-
-
-def _conditioning(C, s2, d):
-    """The conditioning directions: approximate eigenvectors g (N×m, as W g spans U) of
-    D⁻¹CD⁻¹ (D = diag ‖wᵢ‖) whose eigenvalues exceed both twice the Marchenko–Pastur edge
-    (1 + √(N/d))² and 2N/√d (the common component they carry then beats the O(d^{-1/2}) random
-    correlations). Any orthonormal U gives an exact expansion; U only has to capture the common
-    component, so a few block power iterations (BLAS-3) suffice."""
-    N = C.shape[0]
-    if N < 3:
-        return np.zeros((N, 0))
-    dinv = 1.0 / np.sqrt(s2)
-    k = min(MAX_CONDITIONING + 2, N - 1)
-    if N <= 64:
-        w, V = np.linalg.eigh(C * dinv[:, None] * dinv[None, :])
-        w, V = w[::-1][:k], V[:, ::-1][:, :k]
-    else:
-        V = np.random.Generator(np.random.SFC64(20240601)).standard_normal((N, k))
-        for _ in range(6):
-            V, _r = np.linalg.qr(dinv[:, None] * (C @ (dinv[:, None] * V)))
-        H = V.T @ (dinv[:, None] * (C @ (dinv[:, None] * V)))
-        w, Z = np.linalg.eigh(0.5 * (H + H.T))
-        w, V = w[::-1], (V @ Z)[:, ::-1]
-    threshold = max(2.0 * (1.0 + math.sqrt(N / d)) ** 2, 2.0 * N / math.sqrt(d))
-    m = int(np.sum(w[:MAX_CONDITIONING] > threshold))
-    return dinv[:, None] * V[:, :m]
-
-
-def _kappa_rule(B, t, kern, edges, kinks, rtol):
-    """Nodes (m×Q) and weights (Q) of the rule in κ: per direction an adaptive 1-D rule driven by
-    the hardest neurons along it, tensor products for m = 2."""
-    m = B.shape[0]
-    if m == 0:
-        return np.zeros((0, 1)), np.ones(1)
-    rules = []
-    for j in range(m):
-        test = _test_neurons(np.abs(B[j]) / t)
-
-        def fn(x, j=j, test=test):
-            sp = (B[j, test, None] * x[None, :]).ravel()
-            tp = np.repeat(t[test], x.size)
-            A, S = conditional_coefficients(kern, sp, tp, edges, kinks, 1)
-            return np.concatenate([A.reshape(2 * test.size, x.size), S.reshape(test.size, x.size)])
-
-        rules.append(adaptive_rule(fn, np.linspace(-HALF_RANGE, HALF_RANGE, 7), rtol=rtol))
-    if m == 1:
-        return rules[0][0][None, :], rules[0][1]
-    (x1, w1), (x2, w2) = rules
-    X1, X2 = np.meshgrid(x1, x2, indexing="ij")
-    return np.stack([X1.ravel(), X2.ravel()]), np.outer(w1, w2).ravel()
-
-
-#: Up to this many vectors the entrywise power and its products share one pass over the matrix.
-FUSED_COLUMNS = 24
-
-
-def _compress(V, weights) -> np.ndarray:
-    """Y with Y Yᵀ = V diag(w) Vᵀ up to relative 10⁻¹⁵ (the numerical rank of V√w)."""
-    Vw = V * np.sqrt(weights)[None, :]
-    if Vw.shape[1] > 2 and Vw.shape[0] > 4 * Vw.shape[1]:
-        lam, Z = np.linalg.eigh(Vw.T @ Vw)
-        keep = lam > 1e-15 * max(float(lam[-1]), 1e-300)
-        Vw = Vw @ Z[:, keep]
-    return np.ascontiguousarray(Vw)
-
-
-def _orders(R, c, A, S, kw, rho_max, tol_abs):
-    """The terms k = 0 … K of the off-diagonal series and the truncation bound (see the module
-    docstring); stops at the first K whose bound is ≤ tol_abs. Order k needs P = R̃^∘k (one
-    entrywise product) and the quadratic forms of P with the order-k vectors and, at even k, the
-    tail vectors of orders k and k − 1: all in one product P @ [Y_k, T_k, T_{k−1}]."""
-    K = A.shape[0] - 1
-    V0 = c[:, None] * A[0]
-    terms = [float(kw @ (V0.sum(axis=0) ** 2 - (V0**2).sum(axis=0)))]
-    energy = np.cumsum(A**2, axis=0)  # Σ_{j≤k} aⱼ²
-    ac = np.abs(c)[:, None]
-
-    def tail(k):
-        return _compress(ac * np.sqrt(np.maximum(S - energy[k], 0.0)), kw)
-
-    P = np.empty_like(R)
-    bound, used = math.inf, K
-    for k in range(1, K + 1):
-        blocks = [_compress(c[:, None] * A[k], kw)]
-        if k % 2 == 0:
-            blocks += [tail(k), tail(k - 1)]
-        M = np.ascontiguousarray(np.concatenate(blocks, axis=1))
-        if k == 1:
-            np.copyto(P, R)
-        if M.shape[1] <= FUSED_COLUMNS:
-            PM = np.empty_like(M)
-            hadamard_apply(P, R, M, PM, k > 1)
-        else:
-            if k > 1:
-                hadamard_multiply(P, R)
-            PM = P @ M
-        prod = np.einsum("iq,iq->q", M, PM)
-        widths = np.cumsum([0] + [b.shape[1] for b in blocks])
-        q = [float(prod[widths[j] : widths[j + 1]].sum()) for j in range(len(blocks))]
-        terms.append(q[0])
-        if k % 2 == 0:
-            b_even = rho_max * q[1]  # |ρ̃|^{k+1} ≤ ρ_max ρ̃^k
-            b_odd = q[2]  # |ρ̃|^k = ρ̃^k
-            if b_even <= tol_abs:
-                return terms, b_even, k
-            if b_odd <= tol_abs:
-                terms.pop()
-                return terms, b_odd, k - 1
-            bound, used = b_even, k
-    return terms, bound, used
-
-
-def _hermite_quadratic(C, c, s2, student: Activation, tol_abs: float, d: int) -> dict:
-    """bᵀKb by the conditioned Hermite expansion; C (= WᵀW) is overwritten by R̃."""
-    kern = population_kernels(student)
-    kinks = np.asarray(student.kinks, dtype=float)
-    N = C.shape[0]
-    s = np.sqrt(s2)
-    # exact diagonal E σ(‖wᵢ‖z)² and mean E σ(‖wᵢ‖z)
-    edges_diag = inner_edges(kern, kinks, [s.min(), s.max(), float(np.median(s))])
-    A1, diag = conditional_coefficients(kern, np.zeros(N), s, edges_diag, kinks, 0)
-    mean = A1[0]
-    # conditioning: U = W G M^{-1/2}, B = UᵀW = M^{-1/2} Gᵀ C (from the Gram matrix alone)
-    G = _conditioning(C, s2, d)
-    m = G.shape[1]
-    if m:
-        GC = G.T @ C
-        lam, Z = np.linalg.eigh(GC @ G)
-        B = ((Z / np.sqrt(lam)[None, :]) @ Z.T) @ GC  # M^{-1/2} Gᵀ C, M = Gᵀ C G
-    else:
-        B = np.zeros((0, N))
-    t = np.sqrt(np.maximum(s2 - np.einsum("mi,mi->i", B, B), 1e-300))
-    rho_max = float(residual_correlation(C, B, t).max()) if N > 1 else 0.0
-    R = C  # now R̃, zero diagonal
-    edges = inner_edges(kern, kinks, [t.min(), t.max(), float(np.median(t))])
-    # orders: a first guess from the crude bound ρ_max^{K+1} (Σ|bᵢ|)² max σ², doubled if needed
-    crude = float(np.abs(c).sum()) ** 2 * float(diag.max())
-    if rho_max <= 0.0 or crude <= tol_abs:
-        K = 2
-    elif rho_max < 1.0:
-        K = int(math.ceil(math.log(tol_abs / crude) / math.log(rho_max)))
-    else:
-        K = MAX_ORDER
-    K = int(min(MAX_ORDER, max(2, K + 1)))
-    K += K % 2
-    rule_rtol = QUAD_RTOL
-    refine = 0
-    kn, kw = _kappa_rule(B, t, kern, edges, kinks, rule_rtol)
-    while True:
-        Q = kw.size
-        sp = (B.T @ kn).ravel() if m else np.zeros(N)
-        tp = np.repeat(t, Q)
-        A, S = conditional_coefficients(kern, sp, tp, edges, kinks, K)
-        A = A.reshape(K + 1, N, Q)
-        S = S.reshape(N, Q)
-        quad_err = max(float(np.max(np.abs(S @ kw - diag))), float(np.max(np.abs(A[0] @ kw - mean))))
-        if quad_err > 1e-12 * max(float(diag.max()), 1e-300) and refine < 2 and m:
-            refine += 1  # a finer rule in κ, and in ξ
-            rule_rtol *= 1e-2
-            edges = refine_edges(edges)
-            kn, kw = _kappa_rule(B, t, kern, edges, kinks, rule_rtol)
-            continue
-        terms, bound, used = _orders(R, c, A, S, kw, rho_max, tol_abs)
-        if bound <= tol_abs or K >= MAX_ORDER:
-            break
-        K = min(MAX_ORDER, 2 * K)
-    total = float(c**2 @ diag) + math.fsum(terms)
-    return {
-        "quad": total, "bound": bound, "orders": used, "m": m, "rho_max": rho_max, "nodes": Q,
-        "quad_error": quad_err * float(c @ c),
-    }  # fmt: skip
