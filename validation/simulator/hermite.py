@@ -272,6 +272,11 @@ def hermite_risk(C, c, s2, proj, student: Activation, teacher: Activation, tol_a
     Astar, Sstar = teacher_conditional(teacher, beta_u @ kn if m else np.zeros(1), np.full(Q, tperp), K)
     vals, bounds = _cross(c, A, S, kw, r, Astar, Sstar)
     aligned = np.abs(r) > MEHLER_RHO
+    # neurons whose tail bounds are largest go to the two-dimensional integral until the rest is within tolerance
+    order = np.argsort(-np.where(aligned, 0.0, bounds), kind="stable")
+    rest = np.cumsum(np.where(aligned, 0.0, bounds)[order][::-1])[::-1]  # bound of order[j:], j = 0 … N−1
+    excess = int(np.searchsorted(-rest, -0.5 * tol_abs))  # first j with rest[j] <= tol/2
+    aligned[order[:excess]] = True
     cross, cross_bound = float(vals[~aligned].sum()), float(bounds[~aligned].sum())
     if np.any(aligned):
         rho = np.clip(proj[aligned] / s[aligned], -1.0, 1.0)
