@@ -1,10 +1,34 @@
 """Exceptions raised by :mod:`asymptotics`.
 
 Every error a user can trigger derives from :class:`AsymptoticsError`, so a caller can catch the
-library's errors without catching programming errors.
+library's errors without catching programming errors. Messages are one line: a value echoed back
+is shortened by :func:`shorten` (a 40,000-character expression is never printed whole).
 """
 
 from __future__ import annotations
+
+__all__ = [
+    "AsymptoticsError",
+    "ParameterError",
+    "ExpressionError",
+    "ConvergenceError",
+    "ResourceError",
+    "DegenerateWarning",
+    "shorten",
+]
+
+#: Longest echo of a user's value in an error message.
+MAX_ECHO = 80
+
+
+def shorten(value: object, limit: int = MAX_ECHO) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters (``…`` marks the cut).
+
+    >>> shorten("x" * 1000, 12)
+    "'xxxxxxxxxx…"
+    """
+    text = repr(value).replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class AsymptoticsError(Exception):
@@ -14,21 +38,24 @@ class AsymptoticsError(Exception):
 class ParameterError(AsymptoticsError, ValueError):
     """A physical or numerical parameter is outside its valid range.
 
-    The message always names the parameter, the offending value and the valid range.
+    The message always names the parameter, the offending value and the valid range:
+    ``invalid psi1=-1.0: psi1 must be > 0 (valid range: (0, inf))``.
     """
 
     def __init__(self, name: str, value: object, valid: str, hint: str = ""):
         self.name = name
         self.value = value
         self.valid = valid
-        msg = f"invalid {name}={value!r}: {name} must be {valid}"
+        self.hint = hint
+        msg = f"invalid {name}={shorten(value)}: {name} must be {valid}"
         if hint:
-            msg += f" ({hint})"
+            msg += f" ({' '.join(str(hint).split())})"
         super().__init__(msg)
 
 
 class ExpressionError(AsymptoticsError, ValueError):
-    """An activation expression could not be parsed safely."""
+    """An activation expression could not be parsed safely, or its Gaussian moments are not
+    finite (the message says which)."""
 
 
 class ConvergenceError(AsymptoticsError, ArithmeticError):
@@ -37,6 +64,11 @@ class ConvergenceError(AsymptoticsError, ArithmeticError):
     def __init__(self, message: str, result: object = None):
         self.result = result
         super().__init__(message)
+
+
+class ResourceError(AsymptoticsError, MemoryError):
+    """A computation would need more memory (or more points) than allowed; refused before it
+    starts. The message says what it needs, the limit and the option that raises it."""
 
 
 class DegenerateWarning(UserWarning):

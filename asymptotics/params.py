@@ -4,6 +4,10 @@ Each check returns the value converted to ``float`` (or ``int``) and raises
 :class:`~asymptotics.errors.ParameterError` naming the parameter, the value and the valid range.
 The simulator in :mod:`validation` uses these checks too (they contain no theory).
 
+Scalars (:func:`as_float`, :func:`check_positive`, :func:`check_nonnegative`,
+:func:`check_in_range`, :func:`check_int`, :func:`check_choice`) and arrays (:func:`check_array`,
+elementwise, naming the first offending element) give the same message for the same rule.
+
 Conventions (Ba et al.): ψ1 = n/d (``psi1``), ψ2 = N/d (``psi2``), λ (``lam``), η (``eta``),
 σ_ε (``noise``). Cui et al.: α = n/d (``alpha``), α0 = n0/d (``alpha0``), β = p/d (``beta``),
 η̃ (``eta_tilde``).
@@ -15,6 +19,8 @@ import math
 import numbers
 from collections.abc import Mapping
 
+import numpy as np
+
 from .errors import ParameterError
 
 __all__ = [
@@ -23,6 +29,8 @@ __all__ = [
     "check_nonnegative",
     "check_in_range",
     "check_int",
+    "check_choice",
+    "check_array",
     "check_probability_vector",
     "check_parameters",
     "RULES",
@@ -50,9 +58,13 @@ def as_float(name: str, value: object, valid: str = "a finite real number") -> f
     return v
 
 
+POSITIVE = "> 0 (valid range: (0, inf))"
+NONNEGATIVE = ">= 0 (valid range: [0, inf))"
+
+
 def check_positive(name: str, value: object) -> float:
     """Check ``0 < value < inf``."""
-    valid = "> 0 (valid range: (0, inf))"
+    valid = POSITIVE
     v = as_float(name, value, valid)
     if not v > 0:
         raise ParameterError(name, value, valid)
@@ -61,7 +73,7 @@ def check_positive(name: str, value: object) -> float:
 
 def check_nonnegative(name: str, value: object) -> float:
     """Check ``0 <= value < inf``."""
-    valid = ">= 0 (valid range: [0, inf))"
+    valid = NONNEGATIVE
     v = as_float(name, value, valid)
     if not v >= 0:
         raise ParameterError(name, value, valid)
@@ -79,24 +91,74 @@ def check_in_range(name: str, value: object, lo: float, hi: float, *, lo_open=Fa
     return v
 
 
-def check_int(name: str, value: object, minimum: int = 1) -> int:
-    """Check that ``value`` is an integer ``>= minimum`` (floats must be integral, e.g. ``1000.0``)."""
+def check_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
+    """Check that ``value`` is an integer ``>= minimum`` (and ``<= maximum`` when given; floats
+    must be integral, e.g. ``1000.0`` or ``"1e3"``)."""
+    valid = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
     if isinstance(value, bool) or value is None:
-        raise ParameterError(name, value, f"an integer >= {minimum}")
+        raise ParameterError(name, value, valid)
     if isinstance(value, str):
         try:
             value = float(value) if any(c in value for c in ".eE") else int(value)
         except ValueError:
-            raise ParameterError(name, value, f"an integer >= {minimum}", "not numeric") from None
+            raise ParameterError(name, value, valid, "not numeric") from None
     if isinstance(value, numbers.Integral):
         iv = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
         iv = int(value)
     else:
-        raise ParameterError(name, value, f"an integer >= {minimum}")
-    if iv < minimum:
-        raise ParameterError(name, value, f"an integer >= {minimum}")
+        raise ParameterError(name, value, valid)
+    if iv < minimum or (maximum is not None and iv > maximum):
+        raise ParameterError(name, value, valid)
     return iv
+
+
+def check_choice(name: str, value: object, choices) -> str:
+    """Check that ``value`` is one of ``choices`` (strings, compared as given).
+
+    >>> check_choice("--method", "auto", ("auto", "mpmath"))
+    'auto'
+    """
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise ParameterError(name, value, "one of " + ", ".join(choices))
+    return value
+
+
+_ARRAY_RULES = {
+    "finite": ("a finite real number", lambda a: np.ones(a.shape, dtype=bool)),
+    "positive": (POSITIVE, lambda a: a > 0),
+    "nonnegative": (NONNEGATIVE, lambda a: a >= 0),
+}
+
+
+def check_array(name: str, value: object, kind: str = "positive") -> np.ndarray:
+    """``value`` (a number or an array) as a float64 array whose every element is finite and
+    ``positive``, ``nonnegative`` or just ``finite``; otherwise the scalar check's message, naming
+    the first offending element.
+
+    >>> check_array("psi1", [1, 2]).tolist()
+    [1.0, 2.0]
+    >>> check_array("lam", [0.1, -1], "nonnegative")
+    Traceback (most recent call last):
+    ...
+    asymptotics.errors.ParameterError: invalid lam=-1.0: lam must be >= 0 (valid range: [0, inf))
+    """
+    valid, ok = _ARRAY_RULES[kind]
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        raise ParameterError(name, value, valid, "not numeric")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(name, value, valid, "not numeric") from None
+    if arr.size == 0:
+        raise ParameterError(name, value, valid, "no values")
+    finite = np.isfinite(arr)
+    bad = ~finite | ~ok(np.where(finite, arr, 0.0))
+    if np.any(bad):
+        v = float(arr[bad].ravel()[0])
+        raise ParameterError(name, v, valid, "not finite" if not math.isfinite(v) else "")
+    return arr
 
 
 def check_probability_vector(name: str, values, *, atol: float = 1e-9) -> list[float]:

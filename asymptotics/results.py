@@ -2,13 +2,21 @@
 
 A :class:`Result` holds ``rows`` (one dict per grid point: parameters and computed values) and
 ``meta`` (package and library versions, activations with their constants, solver settings and
-status, seeds). It renders as a rich table, CSV, JSON (``{"meta": {...}, "rows": [...]}``) or
-Parquet (meta in the schema metadata). Files are written to a temporary file in the target
-directory and renamed into place, so an interrupted write never leaves a half-written file.
+status, seeds). It renders as CSV, JSON (``{"meta": {...}, "rows": [...]}``) or Parquet (meta in
+the schema metadata), which keep every column, and as a console table, which shows the compact
+set of :class:`Columns` its command declares (see :mod:`asymptotics.console_table`). Files are written
+to a temporary file in the target directory and renamed into place, so an interrupted write
+never leaves a half-written file.
+
+The one conversion from result objects to rows: :func:`record` (one object → one flat row, via
+its ``as_dict()`` or its dataclass fields) and :func:`grid_rows` (an object whose fields are
+arrays over a grid → one row per grid point); both pass every value through :func:`scalar`
+(numpy → Python, ±inf and NaN → ``None``, so that no silent non-finite number reaches a file).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import io
 import json
@@ -16,6 +24,7 @@ import math
 import os
 import platform
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +33,17 @@ import numpy as np
 from ._version import __version__
 from .atomic import write_bytes
 
-__all__ = ["Result", "base_meta", "versions", "FORMATS", "to_jsonable"]
+__all__ = [
+    "Result",
+    "Columns",
+    "base_meta",
+    "versions",
+    "FORMATS",
+    "to_jsonable",
+    "scalar",
+    "record",
+    "grid_rows",
+]
 
 FORMATS = ("table", "csv", "json", "parquet")
 
@@ -77,12 +96,93 @@ def to_jsonable(obj):
     return str(obj)
 
 
+def scalar(v):
+    """A JSON-ready scalar: numpy numbers → Python, non-finite floats → ``None``; other values
+    unchanged."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.item()
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return v if math.isfinite(v) else None
+    return v
+
+
+def _fields(obj) -> dict:
+    if hasattr(obj, "as_dict"):
+        return dict(obj.as_dict())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    raise TypeError(f"cannot make a row of a {type(obj).__name__}")
+
+
+def _select(fields: Sequence[str] | Mapping[str, str] | None, available) -> dict[str, str]:
+    if fields is None:
+        return {k: k for k in available}
+    return dict(fields) if isinstance(fields, Mapping) else {k: k for k in fields}
+
+
+def record(obj, fields: Sequence[str] | Mapping[str, str] | None = None) -> dict:
+    """One result object as one flat row.
+
+    ``obj`` is anything with ``as_dict()``, a dataclass or a mapping; ``fields`` picks (a
+    sequence of names) or renames (``{column: field}``) its fields, default all. Values pass
+    through :func:`scalar`.
+
+    >>> record({"a": np.float64(1.5), "b": float("inf"), "c": np.bool_(True)})
+    {'a': 1.5, 'b': None, 'c': True}
+    """
+    values = _fields(obj)
+    return {col: scalar(values[name]) for col, name in _select(fields, values).items() if name in values}
+
+
+def grid_rows(obj, fields: Sequence[str] | Mapping[str, str], count: int) -> list[dict]:
+    """Rows of a result whose fields are arrays over ``count`` grid points (scalars broadcast):
+    row j holds element j of each field (``{column: field}`` renames; a field that is ``None``
+    gives no column). Values pass through :func:`scalar`.
+
+    >>> from types import SimpleNamespace as NS
+    >>> grid_rows(NS(r=np.array([0.1, 0.2]), bound=0.5, skip=None), ["r", "bound", "skip"], 2)
+    [{'r': 0.1, 'bound': 0.5}, {'r': 0.2, 'bound': 0.5}]
+    """
+    cols = {}
+    for col, name in _select(fields, ()).items():
+        v = getattr(obj, name) if not isinstance(obj, Mapping) else obj.get(name)
+        if v is None:
+            continue
+        arr = np.asarray(v)
+        cols[col] = np.broadcast_to(arr.reshape(-1) if arr.size == count else arr, (count,))
+    return [{c: scalar(a[j]) for c, a in cols.items()} for j in range(count)]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The columns a command's console table shows by default (files keep every column).
+
+    Attributes:
+        params: the grid parameters: shown as columns when they vary across the rows, in the
+            table's title when they do not.
+        values: the computed quantities, in order; ``x`` shows the column ``x``, or
+            ``x_mean ± x_se`` as one column when the rows carry those. Names absent from the
+            rows are skipped.
+    """
+
+    params: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+
+
 @dataclass
 class Result:
-    """Rows of computed values with their metadata."""
+    """Rows of computed values with their metadata (and the default columns of its table)."""
 
     rows: list[dict]
     meta: dict = field(default_factory=base_meta)
+    columns: Columns | None = None
 
     def to_frame(self):
         """The rows as a pandas DataFrame (list-valued cells kept as lists)."""
@@ -123,26 +223,17 @@ class Result:
         raise ValueError(f"unknown format {fmt!r}; choose one of {FORMATS}")
 
     def to_text(self, precision: int = 6) -> str:
-        from rich.console import Console
+        """The console table as plain text (the default columns, natural width)."""
+        from .console_table import render_text
 
-        buf = io.StringIO()
-        Console(file=buf, width=200, force_terminal=False).print(self.rich_table(precision))
-        return buf.getvalue()
+        return render_text(self, precision=precision)
 
-    def rich_table(self, precision: int = 6):
-        from rich.table import Table
+    def rich_table(self, precision: int = 6, columns: Sequence[str] | None = None, show_all: bool = False):
+        """The console table (a rich ``Table``): the default :class:`Columns`, the named
+        ``columns``, or every column (``show_all``)."""
+        from .console_table import build_table
 
-        cols: list[str] = []
-        for r in self.rows:
-            for k in r:
-                if k not in cols:
-                    cols.append(k)
-        t = Table(show_lines=False)
-        for c in cols:
-            t.add_column(c, justify="right")
-        for r in self.rows:
-            t.add_row(*[_fmt(r.get(c), precision) for c in cols])
-        return t
+        return build_table(self, columns=columns, show_all=show_all, precision=precision)
 
     def write(self, path: str | os.PathLike, fmt: str | None = None) -> Path:
         """Write atomically to ``path`` (format from ``fmt`` or the file suffix)."""
@@ -173,13 +264,3 @@ class Result:
 
             return cls(rows=pd.read_csv(path).to_dict("records"), meta={})
         raise ValueError(f"cannot read results from {path} (use .json, .csv or .parquet)")
-
-
-def _fmt(v, precision):
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.{precision}g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x, 4) for x in v[:6]) + (", …]" if len(v) > 6 else "]")
-    return str(v)

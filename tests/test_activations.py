@@ -1,4 +1,4 @@
-"""Gaussian constants of activations against the reference table (00-conventions.md), closed forms,
+"""Gaussian constants of activations against the reference table (docs/activations.md), closed forms,
 identities and an independent evaluation by sympy."""
 
 import math
@@ -11,7 +11,7 @@ import sympy as sp
 from asymptotics import activation, dual_kernel
 from asymptotics.activations import X
 
-# (name, mu0, mu1, E sigma^2 (uncentred), mu2^2) — 30-digit quadrature table in 00-conventions.md
+# (name, mu0, mu1, E sigma^2 (uncentred), mu2^2) — 30-digit quadrature table in docs/activations.md
 TABLE = [
     ("erf", 0.0, 0.651470015870560, 0.464559054397540, 0.0401458728191524),
     ("tanh", 0.0, 0.605705509602159, 0.394294490397841, 0.0274153260354303),

@@ -69,3 +69,68 @@ def test_atomic_write_keeps_old_file(tmp_path):
         Result(rows=[{"a": float("nan")}], meta={}).write(path)  # refused: NaN never reaches a file
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary left behind
+
+
+# ---- usage errors and help through the installed typer ---------------------------------------------
+def test_usage_errors_use_the_installed_typer_click(monkeypatch, capsys):
+    import typer
+
+    from asymptotics.cli.app import click_exception_class
+
+    cls = click_exception_class()
+    assert cls.__name__ == "ClickException" and issubclass(typer.BadParameter, cls)
+    # typer >= 0.29 vendors click (typer._click) and installs none: `import click` must not be needed
+    monkeypatch.setitem(sys.modules, "click", None)
+    for argv, fragment in (
+        (["theory", "risk", "--bogus", "1"], "no such option --bogus"),
+        (["theory", "large-step"], "missing --psi1"),
+        (["simulate", "--seeds", "abc"], "invalid --seeds='abc'"),
+        (["frobnicate"], "no such command 'frobnicate'"),
+        (["theory", "risk", "extra"], "unexpected argument(s) 'extra'"),
+    ):
+        code, out, err = run_cli(argv, capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), (argv, err)
+        assert fragment in err and "Traceback" not in err
+
+
+def test_help_is_plain_text_without_flag_types(capsys):
+    code, out, _ = run_cli(["theory", "ck-spike", "--help"], capsys)
+    assert code == 0
+    assert "``" not in out and "<bool>" not in out and ":func:" not in out
+    assert "ck_gram_outlier" in out and "GRID" in out
+
+
+# ---- tables: compact by default, --columns, --all; files keep every column --------------------------
+def test_default_table_is_compact(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    args = ["theory", "srf", "--alpha", "0.5,1.5", "--alpha0", "1", "--eta-tilde", "5", "--lam", "0.01"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "eta_tilde=5" in lines[0] and "alpha0=1" in lines[0]  # fixed parameters: one line above
+    header = next(line for line in lines if "test_error" in line)
+    assert "alpha" in header and "V1hat" not in header
+    code, out, _ = run_cli(args + ["--columns", "alpha,test_error,V1hat"], capsys)
+    assert code == 0 and "V1hat" in out and "train_error" not in out
+    code, out, _ = run_cli(args + ["--format", "json"], capsys)
+    assert code == 0 and {"V1hat", "q1hat", "psihat", "residual"} <= set(json.loads(out)["rows"][0])
+
+
+def test_unknown_column_lists_the_valid_ones(capsys):
+    code, out, err = run_cli(["theory", "risk", "--psi1", "2", "--columns", "risk9"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "risk9" in err and "risk0" in err and "kernel_bound" in err
+
+
+def test_mean_se_columns_are_merged():
+    from asymptotics.console_table import plan_columns, render_text
+    from asymptotics.results import Columns
+
+    res = Result(rows=[{"d": 100, "seeds": 4, "risk1_mean": 0.18576, "risk1_se": 0.0024},
+                       {"d": 200, "seeds": 4, "risk1_mean": 0.1702, "risk1_se": 0.0011}],
+                 meta={}, columns=Columns(("d",), ("risk1", "absent")))
+    assert [c.header for c in plan_columns(res)] == ["d", "risk1"]
+    text = render_text(res)
+    assert "0.1858 ± 0.0024" in text and "mean ± s.e. over 4 seeds" in text
+    assert [c.header for c in plan_columns(res, show_all=True)] == ["d", "seeds", "risk1_mean", "risk1_se"]

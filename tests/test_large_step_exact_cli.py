@@ -1,4 +1,4 @@
-"""``asymptotics theory large-step``: keys, reference values of ``35-large-step-gaussian-readout.md``,
+"""``asymptotics theory large-step``: keys, reference values of ``docs/large-step-exact.md``,
 widths, readout kinds, failures and bad input."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Marchenko–Pastur layer against independent references: closed forms, quadrature of the
-closed-form density (00-conventions.md), 40-reference-values.md, and a small Monte-Carlo."""
+closed-form density (docs/engine.md §7), published reference values, and a small Monte-Carlo."""
 
 import math
 
@@ -31,7 +31,7 @@ RATIOS = [0.3, 1.0, 2.5]
 
 
 def density_closed_form(x, g):
-    """√((λ₊ − x)(x − λ₋))/(2πγx) on [λ₋, λ₊] (00-conventions.md), written out independently."""
+    """√((λ₊ − x)(x − λ₋))/(2πγx) on [λ₋, λ₊] (docs/engine.md §7), written out independently."""
     lo, hi = (1 - math.sqrt(g)) ** 2, (1 + math.sqrt(g)) ** 2
     if not lo < x < hi:
         return 0.0
@@ -62,7 +62,7 @@ def stieltjes_by_quadrature(z, g, power=1):
 
 
 def test_reference_values():
-    # 40-reference-values.md: MP(γ = 0.5) at z = −0.5: m = 0.82843, companion 1.41421
+    # reference values: MP(γ = 0.5) at z = −0.5: m = 0.82843, companion 1.41421
     assert abs(mp_stieltjes(-0.5, 0.5) - 0.82843) < 5e-6
     assert abs(mp_companion_stieltjes(-0.5, 0.5) - 1.41421) < 5e-6
     # closed forms of the quadratics: m = −2 + 2√2, m̄ = √2
@@ -132,7 +132,7 @@ def test_gram_and_wtw_transforms(psi2):
     mbar = gram_stieltjes(z, psi2)
     m = wtw_stieltjes(z, psi2)
     assert np.max(np.abs(z * mbar**2 + (1 + z - psi2) * mbar + 1)) < 1e-12 * np.max(np.abs(mbar)) ** 2 + 1e-12
-    np.testing.assert_allclose(mbar, psi2 * m + (psi2 - 1) / z, rtol=1e-10)  # 00-conventions
+    np.testing.assert_allclose(mbar, psi2 * m + (psi2 - 1) / z, rtol=1e-10)  # docs/mathematics.md
     np.testing.assert_allclose(m, -1 / (z * (1 + mbar)), rtol=1e-10)
     d = gram_stieltjes_derivative(z, psi2)
     np.testing.assert_allclose(d, mbar**2 * (1 + mbar) ** 2 / ((1 + mbar) ** 2 - psi2 * mbar**2), rtol=1e-10)

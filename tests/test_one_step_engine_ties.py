@@ -83,7 +83,7 @@ def rf_ridge_lowered():
 
 def _solve(L, vals):
     p = np.array([vals[str(q)] for q in L.parameters], dtype=float)
-    x, status, _, res = L.module.newton(L.module.start(p), p, 1e-300, 1e-14, 200)
+    x, status, _, res, _floor = L.module.newton(L.module.start(p), p, 1e-300, 1e-14, 200)
     assert res < 1e-12, (status, res, vals)
     return dict(zip(L.outputs, L.module.outputs(x, p), strict=True))
 

@@ -131,3 +131,69 @@ def test_grid_syntax():
             parse_values("lam", bad)
     g = cartesian(a=[1, 2], b=[3, 4, 5])
     assert len(g) == 6 and g[0] == {"a": 1, "b": 3} and g[-1] == {"a": 2, "b": 5}
+
+
+# ---- one home for array checks: the scalar checks' message ------------------------------------------
+@pytest.mark.parametrize("kind, bad", [("positive", 0.0), ("positive", -2.0), ("nonnegative", -1e-9),
+                                       ("finite", float("inf")), ("positive", float("nan"))])
+def test_array_checks_match_the_scalar_message(kind, bad):
+    from asymptotics.params import check_array, check_nonnegative, check_positive
+
+    scalar = {"positive": check_positive, "nonnegative": check_nonnegative}.get(kind)
+    with pytest.raises(ParameterError) as arr_err:
+        check_array("psi1", [1.0, bad, 3.0], kind)
+    if scalar is not None:
+        with pytest.raises(ParameterError) as sc_err:
+            scalar("psi1", bad)
+        assert str(arr_err.value) == str(sc_err.value)
+    assert "psi1" in str(arr_err.value)
+
+
+def test_array_check_accepts_and_converts():
+    import numpy as np
+
+    from asymptotics.params import check_array
+
+    out = check_array("lam", np.array([[0.0, 1.0]]), "nonnegative")
+    assert out.dtype == np.float64 and out.shape == (1, 2)
+    for bad in ("1", None, True, []):
+        with pytest.raises(ParameterError):
+            check_array("lam", bad)
+
+
+def test_integer_range():
+    from asymptotics.params import check_int
+
+    assert check_int("--seeds", "1e3", 1, 1000) == 1000
+    with pytest.raises(ParameterError, match=r"an integer in \[1, 1000\]"):
+        check_int("--seeds", 1001, 1, 1000)
+
+
+@pytest.mark.parametrize("text, fragment", [("1,,2", "empty item"), ("1,2,", "empty item"), (",", "empty item"),
+                                            ("0:1", "three parts"), ("log:1:2", "three parts"),
+                                            ("1:2:2000000", "[1, 1000000]"), ("", "empty")])
+def test_grid_syntax_errors(text, fragment):
+    with pytest.raises(ParameterError) as info:
+        parse_values("psi1", text)
+    assert fragment in str(info.value) and "psi1" in str(info.value)
+
+
+def test_cartesian_size_limit():
+    from asymptotics.grids import cartesian
+
+    with pytest.raises(ParameterError, match="at most 10 points"):
+        cartesian(max_points=10, a=list(range(4)), b=list(range(3)))
+    assert len(cartesian(max_points=12, a=list(range(4)), b=list(range(3)))) == 12
+
+
+def test_memory_sizes_and_preflight():
+    from asymptotics.errors import ResourceError
+    from asymptotics.memory import check_memory, parse_memory
+
+    assert parse_memory("1.5GiB") == 3 * 2**29 and parse_memory("2GB") == 2 * 10**9
+    for bad in ("lots", "-1GiB", "0", "1 parsec", float("inf")):
+        with pytest.raises(ParameterError):
+            parse_memory(bad, "--max-memory")
+    check_memory("x", 2**20, "1MiB")
+    with pytest.raises(ResourceError, match=r"needs about 2.00 MiB \(limit 1.00 MiB; --max-memory\)"):
+        check_memory("x", 2**21, "1MiB")

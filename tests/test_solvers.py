@@ -10,7 +10,6 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from numba import njit
 
 from asymptotics.errors import ConvergenceError, ParameterError
 from asymptotics.solvers import (
@@ -22,7 +21,6 @@ from asymptotics.solvers import (
     fixed_point,
     root,
 )
-from asymptotics.solvers.compiled import check_status, fixed_point_nb, newton_grid_nb, newton_nb
 
 SQRT2 = math.sqrt(2.0)
 DOTTIE = float(mpmath.findroot(lambda t: mpmath.cos(t) - t, 0.7))  # independent: mpmath, 15+ digits
@@ -204,92 +202,3 @@ def test_continuation_from_large_imaginary_part_selects_the_stieltjes_branch():
     for r, t in zip(res, ts, strict=True):
         ref = mbar_closed_form(1.5 + 1j * t, psi2)
         assert r.value.imag > 0 and abs(r.value - ref) < 1e-10
-
-
-# ------------------------------------------------------------------------- compiled kernels
-@njit(cache=True)
-def _mp_g(x, p):
-    out = np.empty_like(x)
-    out[0] = 1.0 / (-p[0] + p[1] / (1.0 + x[0]))
-    return out
-
-
-@njit(cache=True)
-def _mp_g_c(x, p):
-    out = np.empty_like(x)
-    z = p[0] + 1j * p[2]
-    out[0] = 1.0 / (-z + p[1] / (1.0 + x[0]))
-    return out
-
-
-@njit(cache=True)
-def _quad_F(x, p):  # z m² + (1 + z − ψ2) m + 1, real z = p0
-    out = np.empty_like(x)
-    out[0] = p[0] * x[0] ** 2 + (1 + p[0] - p[1]) * x[0] + 1
-    return out
-
-
-@njit(cache=True)
-def _quad_J(x, p):
-    out = np.empty((1, 1), dtype=x.dtype)
-    out[0, 0] = 2 * p[0] * x[0] + 1 + p[0] - p[1]
-    return out
-
-
-@njit(cache=True)
-def _quad_Fc(x, p):  # complex z = p0 + i p2
-    z = p[0] + 1j * p[2]
-    out = np.empty_like(x)
-    out[0] = z * x[0] ** 2 + (1 + z - p[1]) * x[0] + 1
-    return out
-
-
-@njit(cache=True)
-def _quad_Jc(x, p):
-    z = p[0] + 1j * p[2]
-    out = np.empty((1, 1), dtype=x.dtype)
-    out[0, 0] = 2 * z * x[0] + 1 + z - p[1]
-    return out
-
-
-@njit(cache=True)
-def _runaway(x, p):
-    return x * x + 1.0
-
-
-def test_compiled_fixed_point_and_newton_real_and_complex():
-    p = np.array([-0.5, 0.5, 0.0])
-    x, st, it, res = fixed_point_nb(_mp_g, np.array([1.0]), p, 1.0, 1e-13, 1e-13, 1, 10_000)
-    assert st == 0 and abs(x[0] - SQRT2) < 1e-11 and res <= 2e-13
-    x, st, it, res = newton_nb(_quad_F, _quad_J, np.array([1.0]), p, 1e-13, 1e-13, 50)
-    assert st == 0 and abs(x[0] - SQRT2) < 1e-11
-    pc = np.array([1.0, 0.5, 1.0])
-    ref = mbar_closed_form(1 + 1j, 0.5)
-    x, st, it, res = fixed_point_nb(_mp_g_c, np.array([1j]), pc, 1.0, 1e-13, 1e-13, 1, 10_000)
-    assert st == 0 and abs(x[0] - ref) < 1e-11
-    x, st, it, res = newton_nb(_quad_Fc, _quad_Jc, np.array([1j]), pc, 1e-13, 1e-13, 50)
-    assert st == 0 and abs(x[0] - ref) < 1e-11
-
-
-def test_compiled_status_codes():
-    p = np.array([0.0])
-    x, st, it, res = fixed_point_nb(_runaway, np.array([0.0]), p, 1.0, 1e-12, 1e-12, 1, 5)
-    assert st == 1 and it == 5  # finite but not converged after 50 steps
-    x, st, it, res = fixed_point_nb(_runaway, np.array([0.0]), p, 1.0, 1e-12, 1e-12, 1, 5000)
-    assert st == 2 and math.isinf(res)  # overflow to inf is reported, not returned as a number
-    # singular Jacobian: m̄ equation with z = 0 and ψ2 = 1 has J = 0 at any m
-    x, st, it, res = newton_nb(_quad_F, _quad_J, np.array([1.0]), np.array([0.0, 1.0, 0.0]), 1e-12, 1e-12, 50)
-    assert st == 3
-    with pytest.raises(ConvergenceError):
-        check_status(x, st, it, res, "newton_nb")
-    assert not check_status(x, st, it, res, "newton_nb", on_failure="return").converged
-
-
-def test_compiled_grid_with_warm_starts_matches_closed_form():
-    zs = -np.geomspace(10.0, 1e-3, 200)
-    P = np.column_stack([zs, np.full_like(zs, 2.0), np.zeros_like(zs)])
-    X, st, it, res = newton_grid_nb(_quad_F, _quad_J, np.array([0.1]), P, 1e-13, 1e-13, 50)
-    assert np.all(st == 0) and np.all(res <= 1e-12)
-    ref = np.array([mbar_closed_form(z, 2.0).real for z in zs])
-    np.testing.assert_allclose(X[:, 0], ref, rtol=1e-11)
-    assert it.mean() < 6  # warm starts

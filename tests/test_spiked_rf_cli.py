@@ -26,7 +26,7 @@ def test_srf_json_keys_and_values(capsys):
     for key in ("test_error", "train_error", "r", "c", "gamma", "V1", "V2", "q1", "q2", "m", "t", "psi",
                 "V1hat", "V2hat", "q1hat", "q2hat", "that", "psihat", "status", "residual"):
         assert key in rows[0], key
-    # 30-spiked-rf.md §8: 0.316, 0.319, 0.191; c = 1.961
+    # docs/spiked-rf.md (reference values of Cui et al.): 0.316, 0.319, 0.191; c = 1.961
     assert [round(r["test_error"], 3) for r in rows] == [0.316, 0.319, 0.191]
     assert round(rows[0]["c"], 3) == 1.961
     assert obj["meta"]["command"] == "theory srf" and obj["meta"]["activations"]["student"]["name"] == "tanh"

@@ -40,7 +40,7 @@ def engine_mp():
 def _engine_m(L, z, ratio):
     vals = {"z": z, "psi2": ratio}
     p = np.array([vals[str(q)] for q in L.parameters], dtype=float)
-    x, status, _, res = L.module.newton(L.module.start(p), p, 1e-300, 1e-15, 100)
+    x, status, _, res, _floor = L.module.newton(L.module.start(p), p, 1e-300, 1e-15, 100)
     assert res < 1e-13, (status, res, z, ratio)
     y = dict(zip(L.outputs, L.module.outputs(x, p), strict=True))
     return y["m"], y["dm_dz"]

@@ -1,6 +1,8 @@
-"""The symbolic engine against independent references: the MP equation of 00-conventions.md,
-AP's S67/S68 pair and check values (20-pencils.md §4), the "nested MP" route (scipy quad over the
-MP density, written out here), the source-parameter definition of τ2, finite-size pencils."""
+"""The symbolic engine against independent references: the Marchenko–Pastur equation
+(docs/engine.md §7), Adlam–Pennington's S67/S68 pair and check values (docs/engine.md §5), the
+"nested MP" route (scipy quad over the MP density, written out here), the source-parameter
+definition of τ2, finite-size pencils; and the solvers' term-scaled stopping rule on a scaled
+copy of the RF-traces system, whose unknowns are of size 10⁵–10⁸."""
 
 import math
 
@@ -41,29 +43,34 @@ def ap_constants(name):
     return {"eta": c.second_moment, "zeta": c.mu1**2}  # η_AP = E σ² (centred), ζ = μ1²
 
 
-def solve_lambdified(system, values, x0):
-    """Solve a symbolic system with sympy.lambdify + the Python Newton solver (no codegen)."""
+def solve_lambdified(system, values, x0, rtol=1e-14):
+    """Solve a symbolic system with sympy.lambdify + the Python Newton solver (no codegen); the
+    stopping rule scales each equation by the size of its terms, s_i = Σ_k |t_ik|."""
     sub = {sp.Symbol(k): v for k, v in values.items()}
-    F = sp.lambdify([system.unknowns], [e.subs(sub) for e in system.equations])
+    eqs = [sp.expand(e.subs(sub)) for e in system.equations]
+    F = sp.lambdify([system.unknowns], eqs)
     J = sp.lambdify([system.unknowns], system.jacobian().subs(sub))
+    terms = [e.args if e.is_Add else (e,) for e in eqs]
+    T = sp.lambdify([system.unknowns], [list(ts) for ts in terms])
     r = root(
         lambda x: np.array(F(x), dtype=float),
         np.asarray(x0, float),
         jac=lambda x: np.array(J(x), dtype=float),
-        solver=Newton(atol=1e-14, rtol=1e-14),
+        scale=lambda x: np.array([np.sum(np.abs(np.asarray(t, dtype=float))) for t in T(x)]),
+        solver=Newton(atol=1e-14, rtol=rtol),
     )
     return r.value
 
 
 def S67_S68(t1, t2, phi, psi, lam, eta, zeta):
-    """AP's polynomial pair as quoted in 20-pencils.md §4."""
+    """Adlam–Pennington's polynomial pair (their eqs. S67–S68; docs/engine.md §5)."""
     a = phi * (zeta * t2 * t1 + phi * (t2 - t1)) + zeta * t1 * t2 * psi * (lam * t1 - 1)
     b = (t2 - t1) * phi * (zeta * (t2 - t1) + eta * t1) - zeta * t1 * t2 * (lam * t1 - 1)
     return a, b
 
 
 def nested_mp(phi_, psi_, lam_, eta_, zeta_):
-    """The 'nested MP' route of 20-pencils.md §4: x ~ MP(1/φ), c(x) = ζx + η − ζ,
+    """The 'nested MP' route (docs/engine.md §5): x ~ MP(1/φ), c(x) = ζx + η − ζ,
     e = (ψ/φ) E[c/(λ + c/(1+e))], τ1 = E[1/(λ + c/(1+e))], τ2 = E[x/(λ + c/(1+e))]."""
     g = 1 / phi_
     lo, hi = (1 - math.sqrt(g)) ** 2, (1 + math.sqrt(g)) ** 2
@@ -91,7 +98,7 @@ def nested_mp(phi_, psi_, lam_, eta_, zeta_):
         return zeta_ * x + eta_ - zeta_
 
     e = optimize.brentq(
-        lambda e: e - (psi_ / phi_) * E(lambda x: c(x) / (lam_ + c(x) / (1 + e))), 0.0, 1e3, xtol=1e-15
+        lambda e: e - (psi_ / phi_) * E(lambda x: c(x) / (lam_ + c(x) / (1 + e))), 0.0, 1e9, xtol=1e-15
     )
     t1 = E(lambda x: 1 / (lam_ + c(x) / (1 + e)))
     t2 = E(lambda x: x / (lam_ + c(x) / (1 + e)))
@@ -113,7 +120,7 @@ def test_mp_self_energy_and_dyson_equations_match_the_note():
 
 def test_engine_derives_the_mp_quadratic():
     (eq,) = get_system("mp_gram_reduced").equations
-    target = z * g11**2 + (1 + z - psi2) * g11 + 1  # z m̄² + (1 + z − ψ2) m̄ + 1 (00-conventions.md)
+    target = z * g11**2 + (1 + z - psi2) * g11 + 1  # z m̄² + (1 + z − ψ2) m̄ + 1 (docs/engine.md §7)
     ratio = sp.cancel(eq / target)
     assert ratio.free_symbols.isdisjoint({g11}) and ratio != 0  # equal up to a factor free of m̄
     # the same by a Gröbner basis of the unreduced Dyson system (lex, g22 > g11)
@@ -128,7 +135,7 @@ def test_mp_implicit_derivative_matches_the_closed_form():
         mb = gram_stieltjes(zz, p2)
         # tangent equation solved at the exact m̄: one linear equation in dg11_dz
         (d,) = sp.solve(D.equations[1].subs({g11: mb, z: zz, psi2: p2}), sp.Symbol("dg11_dz"))
-        ref = mb**2 * (1 + mb) ** 2 / ((1 + mb) ** 2 - p2 * mb**2)  # 00-conventions.md
+        ref = mb**2 * (1 + mb) ** 2 / ((1 + mb) ** 2 - p2 * mb**2)  # from z(m̄) = ψ2/(1 + m̄) − 1/m̄
         assert abs(float(d) - ref) < 1e-12 * abs(ref)
         assert abs(float(d) - gram_stieltjes_derivative(zz, p2)) < 1e-12 * abs(ref)
 
@@ -198,6 +205,31 @@ def test_rf_traces_satisfy_S67_S68_and_the_nested_mp_route(phi_, psi_, lam_, act
     assert abs(a) <= 1e-10 * max(1, t1**3) and abs(b) <= 1e-10 * max(1, t1**3)
     n1, n2 = nested_mp(phi_, psi_, lam_, vals["eta"], vals["zeta"])
     assert abs(t1 - n1) < 1e-9 * t1 and abs(t2 - n2) < 1e-9 * t2
+
+
+SCALED = [(0.5, 2.0, 1e-3, "erf"), (0.5, 2.0, 1e-4, "erf"), (0.5, 0.5, 1e-4, "relu"), (0.5, 0.5, 1e-4, "tanh")]
+
+
+@pytest.mark.parametrize("phi_,psi_,lam_,act", SCALED)
+def test_scaled_rf_traces_converge_by_the_term_scaled_rule(phi_, psi_, lam_, act):
+    """The RF-traces system with its equations multiplied by 2^40 (exact: the same roots and the
+    same rounding pattern, terms of size ≥ 10¹²) at small λ (unknowns of size 10⁵–4·10⁷): a
+    residual can only be compared with its terms, not with the unknowns. Solved by the compiled
+    generated module with the term-scaled rule, τ1, τ2 satisfy S67/S68 and match the nested-MP
+    route."""
+    from asymptotics.solvers import compile_system
+
+    T = get_system("rf_ridge_traces")
+    S = T.with_(name="rf_ridge_traces_scaled", equations=tuple(2**40 * e for e in T.equations))
+    vals = dict(lam=lam_, phi=phi_, psi=psi_, **ap_constants(act))
+    sol = compile_system(S).solve(**vals, atol=1e-300, rtol=1e-13)
+    assert sol.converged and sol.result.status == 0
+    assert max(abs(v) for v in sol.values.values()) > 1e4  # components of size 10⁵–10⁸ and more
+    t1, t2 = sol["tau1"], sol["tau2"]
+    a, b = S67_S68(t1, t2, phi_, psi_, lam_, vals["eta"], vals["zeta"])
+    assert abs(a) <= 1e-9 * max(1, t1**3) and abs(b) <= 1e-9 * max(1, t1**3)
+    n1, n2 = nested_mp(phi_, psi_, lam_, vals["eta"], vals["zeta"])
+    assert abs(t1 - n1) < 1e-8 * t1 and abs(t2 - n2) < 1e-8 * t2
 
 
 def test_tau2_by_implicit_differentiation_matches_the_source_definition():

@@ -59,7 +59,7 @@ def test_tau_star_infinite_limit_is_null(capsys):
     code, out, err = run_cli(["theory", "tau-star", "--teacher", "sign(x)", "--format", "json"], capsys)
     assert code == 0, err
     (row,) = json.loads(out)["rows"]
-    assert row["kappa_star"] is None and row["kappa_limit"] == "+inf" and row["status"] == "to_plus_infinity"
+    assert row["kappa_star"] is None and row["kappa_limit"] == "+inf" and row["infimum_at"] == "to_plus_infinity"
 
 
 def test_bounds_json(capsys):

@@ -89,13 +89,15 @@ def _close(a, b, exact: bool) -> bool:
     return abs(a - b) <= 1e-14 + 1e-12 * max(abs(a), abs(b))
 
 
-def _diff_rows(old, new, exact, label, problems, keymap=None):
+def _diff_rows(old, new, exact, label, problems, keymap=None, ignore=()):
     keymap = keymap or {}
     if len(old) != len(new):
         problems.append(f"{label}: {len(old)} rows before, {len(new)} now")
         return
     for i, (ro, rn) in enumerate(zip(old, new, strict=True)):
         for k, v in ro.items():
+            if k in ignore:
+                continue
             kn = keymap.get(k, k)
             if kn not in rn:
                 problems.append(f"{label} row {i}: column {k!r} missing")
@@ -104,17 +106,33 @@ def _diff_rows(old, new, exact, label, problems, keymap=None):
                 problems.append(f"{label} row {i} {k}: {v!r} before, {rn[kn]!r} now")
 
 
+#: Columns renamed on purpose since the corpus was recorded (old name -> new name), by command.
+#: The τ* location ("interior", "zero", ...) moved from ``status`` to ``infimum_at`` when
+#: ``status`` became the solver status of the one vocabulary (asymptotics.solvers.Status).
+KEYMAPS = {
+    "theory tau-star": {"status": "infimum_at"},
+    "theory bounds": {"status": "infimum_at"},
+    "theory large-step": {"tau_status": "tau_infimum_at"},
+}
+
+
+def _keymap(cmd: str) -> dict:
+    return next((m for prefix, m in KEYMAPS.items() if cmd.startswith(prefix)), {})
+
+
 def compare(path: Path) -> int:
     ref = json.loads(path.read_text())
     problems: list[str] = []
     for c, rows in ref["theory"].items():
-        _diff_rows(rows, _run(c), False, c, problems)
+        _diff_rows(rows, _run(c), False, c, problems, _keymap(c))
     for c, rows in ref["simulate"].items():
         _diff_rows(rows, _run(c), True, c, problems)
     for name, text in ref["derive"].items():
         if _run(f"derive {name} --full", fmt_json=False) != text:
             problems.append(f"derive {name}: printed text differs")
-    _diff_rows(ref["validate"], _run(VALIDATE), False, "validate", problems)
+    # validate rows: numbers compared, the free-text "note" and "description" columns are not (they
+    # cite documentation pages, which moved from the theory notes to docs/)
+    _diff_rows(ref["validate"], _run(VALIDATE), False, "validate", problems, ignore=("note", "description"))
     for p in problems:
         print(p)
     print(f"{len(problems)} difference(s)")

@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..errors import ExpressionError, ParameterError
+from ..errors import ExpressionError, ParameterError, shorten
 from . import constants as _c
 from .builtins import ALIASES, builtin_expression
 from .lowering import lower_activation
@@ -158,20 +158,49 @@ class Activation:
     def _raw_module(self):
         return self._raw_mod
 
+    @cached_property
+    def moments_check(self) -> dict:
+        """Proof that E σ(z)² and E σ'(z)² are finite (so every constant is), or a
+        :class:`~asymptotics.activations.integrability.MomentError` naming the activation and
+        the moment that is not (see :mod:`asymptotics.activations.integrability`). Built-ins are
+        known to pass. Run before any constant is computed."""
+        if self.builtin is not None:
+            return {"builtin": self.builtin}
+        from .integrability import MomentError, check_gaussian_moments
+
+        m = self._raw_module()
+        try:
+            d1 = sp.diff(self.raw, X).replace(sp.DiracDelta, lambda *a: sp.Integer(0))
+            return check_gaussian_moments(self.raw, d1, m.f_np, m.df_np)
+        except MomentError as exc:
+            raise MomentError(f"activation {shorten(self.name, 60)}: {exc}") from None
+
     @lru_cache(maxsize=8)  # noqa: B019 - instances are immutable and few
     def raw_constants(self, method: str = "auto") -> _c.GaussianConstants:
         """Constants of the uncentred function."""
         if method not in ("auto", "closed", "float64", "mpmath"):
             raise ValueError(f"method must be one of auto, closed, float64, mpmath (got {method!r})")
+        _ = self.moments_check
+        out = self._raw_constants(method)
+        bad = [k for k, v in out.as_dict().items() if isinstance(v, float) and not math.isfinite(v)]
+        if bad or not all(math.isfinite(c) for c in out.hermite):
+            raise ExpressionError(
+                f"activation {shorten(self.name, 60)}: the Gaussian constant {(bad or ['hermite'])[0]} is not finite"
+            )
+        return out
+
+    def _raw_constants(self, method: str) -> _c.GaussianConstants:
         m = self._raw_module()
         closed = _c.closed_form_constants(self.builtin) if method in ("auto", "closed") else {}
         if method == "closed" and not closed.get("hermite"):
             raise ExpressionError(f"no closed form for the constants of {self.name!r}")
+        singular = tuple(self.moments_check.get("singular_points", ()))
         if method == "mpmath":
-            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath")
+            vals = _c.raw_constants(None, None, m.f_mp, m.df_mp, self.kinks, "mpmath", singular=singular)
             return _c.assemble(self._apply_parity(vals), "mpmath", center=False)
         need_quad = not ("hermite" in closed and "mean_sq_derivative" in closed)
-        vals = _c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64") if need_quad else {}
+        vals = (_c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64", singular=singular)
+                if need_quad else {})
         used_closed = bool(closed)
         for key, v in closed.items():
             vals[key] = [float(c) for c in v] if key == "hermite" else float(v)
@@ -248,14 +277,22 @@ def resolve_activation(spec, *, center: bool = True, name: str = "activation") -
     This is the one place where a user's activation is resolved: the CLI, the Python API, the
     theory drivers and the sweeps all call it, so the message is the same everywhere.
     """
+    from .integrability import MomentError
+
+    shown = spec if isinstance(spec, str) else spec.name if isinstance(spec, Activation) else type(spec).__name__
+    if isinstance(shown, str) and len(shown) > 60:
+        shown = shown[:59] + "…"
     try:
-        return activation(spec, center=center)
+        act = activation(spec, center=center)
+        _ = act.moments_check
+        return act
     except ParameterError:
         raise
+    except MomentError as exc:
+        detail = str(exc).split(": ", 1)[1] if str(exc).startswith("activation ") else str(exc)
+        raise ParameterError(name, shown, "an activation with finite Gaussian moments E σ(z)², E σ'(z)²",
+                             detail) from None
     except Exception as exc:  # parse and validation errors, whatever their type
-        shown = spec if isinstance(spec, (str, Activation)) else type(spec).__name__
-        if isinstance(shown, str) and len(shown) > 80:
-            shown = shown[:77] + "..."
         raise ParameterError(name, shown, "a built-in name or a safe expression in x", str(exc)) from None
 
 

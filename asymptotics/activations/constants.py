@@ -162,10 +162,13 @@ def closed_form_constants(name: str | None, dps: int = 30) -> dict:
     return {}
 
 
-def raw_constants(f_np, df_np, f_mp, df_mp, kinks=(), method: str = "float64", dps: int = 30) -> dict:
+def raw_constants(f_np, df_np, f_mp, df_mp, kinks=(), method: str = "float64", dps: int = 30,
+                  singular=()) -> dict:
     """Quadrature values of the raw constants (no closed forms) as a dict of floats/mpf.
 
-    ``method`` is ``"float64"`` (vectorised numpy functions) or ``"mpmath"``.
+    ``method`` is ``"float64"`` (vectorised numpy functions) or ``"mpmath"``; ``singular``:
+    integrable singular points, approached by geometrically graded panels (float64) or used as
+    split points (mpmath).
     """
     K = HERMITE_DEGREE
     if method == "float64":
@@ -174,7 +177,7 @@ def raw_constants(f_np, df_np, f_mp, df_mp, kinks=(), method: str = "float64", d
 
         def E(g):
             nonlocal err
-            v, e = expect(g, kinks)
+            v, e = expect(g, kinks, graded=singular)
             err = max(err, e)
             return v
 
@@ -189,6 +192,7 @@ def raw_constants(f_np, df_np, f_mp, df_mp, kinks=(), method: str = "float64", d
         vals["error"] = err
         return vals
     if method == "mpmath":
+        kinks = tuple(sorted(set(kinks) | set(singular)))
         with mpmath.workdps(dps):
             c = [
                 expect_mp(lambda t, k=k: f_mp(t) * _hermite_poly_mp(k, t), kinks, dps=dps)

@@ -3,22 +3,26 @@
 Every command takes its activations as ``--student`` / ``--teacher`` (a built-in name or an
 expression in ``x``; both centred unless ``--no-center``), its parameters as grids
 (``0.5``, ``1,2,4``, ``0:1:5``, ``log:1e-4:1:5``; several grid parameters form a Cartesian grid),
-and writes ``--format table|csv|json|parquet`` to stdout or atomically to ``--out FILE``.
+and writes ``--format table|csv|json|parquet`` to stdout or atomically to ``--out FILE``. The
+table shows a compact set of columns (``--columns a,b,c`` chooses, ``--all`` shows every one);
+csv, json and parquet keep every column.
+
+This module imports nothing heavy (no sympy, no theory): ``--help`` and usage errors stay fast.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..activations import resolve_activation as _resolve
 from ..errors import ParameterError
-from ..grids import cartesian, parse_values
+from ..grids import MAX_POINTS, cartesian, parse_values
 from ..params import RULES
-from ..results import FORMATS, Result
+from ..results import FORMATS, Columns, Result
 
 __all__ = [
     "StudentOpt",
@@ -26,24 +30,41 @@ __all__ = [
     "CenterOpt",
     "FormatOpt",
     "OutOpt",
+    "ColumnsOpt",
+    "AllOpt",
+    "MaxMemoryOpt",
+    "GRID_HELP",
     "grid_option",
+    "grid_values",
     "build_grid",
+    "check_output",
+    "progress",
     "emit",
     "activations_meta",
     "resolve_activation",
+    "Columns",
 ]
 
 _ACT_HELP = "a built-in (erf, tanh, relu, softplus, sigmoid, sin, linear, gelu, silu, he2, he3, quadratic) or an expression in x"
 
-StudentOpt = Annotated[str, typer.Option("--student", help=f"Student activation σ: {_ACT_HELP}.")]
-TeacherOpt = Annotated[str, typer.Option("--teacher", help=f"Teacher activation σ*: {_ACT_HELP}.")]
+StudentOpt = Annotated[str, typer.Option("--student", metavar="ACT", help=f"Student activation σ: {_ACT_HELP}.")]
+TeacherOpt = Annotated[str, typer.Option("--teacher", metavar="ACT", help=f"Teacher activation σ*: {_ACT_HELP}.")]
 CenterOpt = Annotated[
     bool,
     typer.Option("--center/--no-center", help="Centre σ and σ* (σ − E σ(z)); the theory assumes centred functions."),
 ]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Output format: table, csv, json or parquet.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or parquet.")]
 OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", help="Write to this file (atomically) instead of stdout.")
+    Path | None, typer.Option("--out", "-o", metavar="FILE", help="Write to this file (atomically) instead of stdout.")
+]
+ColumnsOpt = Annotated[
+    str | None,
+    typer.Option("--columns", metavar="A,B,C", help="Table columns to show, in order (a name x with x_mean/x_se shows x ± s.e.)."),
+]
+AllOpt = Annotated[bool, typer.Option("--all", help="Show every column in the table (csv/json/parquet always have all).")]
+MaxMemoryOpt = Annotated[
+    str | None,
+    typer.Option("--max-memory", metavar="SIZE", help="Memory the run may use, e.g. 8GiB (default: 80% of the memory available now); a run estimated above it is refused before it starts."),
 ]
 
 GRID_HELP = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
@@ -51,26 +72,34 @@ GRID_HELP = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:nu
 
 def grid_option(default: str, help_text: str, *names: str):
     """A typer option holding a grid string for one parameter."""
-    return typer.Option(default, *names, help=f"{help_text} ({GRID_HELP}).")
+    return typer.Option(default, *names, metavar="GRID", help=f"{help_text} ({GRID_HELP}).")
 
 
-def build_grid(**texts: str | None) -> list[dict]:
-    """Parse and validate each named grid (``None`` values are skipped) into a Cartesian grid."""
-    grids = {}
-    for name, text in texts.items():
-        if text is None:
-            continue
-        vals = parse_values(name, text)
-        if name in RULES:
-            rule, *args = RULES[name]
-            vals = [rule(name, v, *args) for v in vals]
-        grids[name] = vals
-    return cartesian(**grids)
+def grid_values(name: str, text: str | None, rule=None) -> list[float] | None:
+    """One parameter's grid, each value checked by ``rule`` (default: the shared rule of
+    ``name`` in :data:`asymptotics.params.RULES`, if any); ``None`` stays ``None``."""
+    if text is None:
+        return None
+    vals = parse_values(name, text)
+    if rule is None and name in RULES:
+        rule, *args = RULES[name]
+        return [rule(name, v, *args) for v in vals]
+    return [rule(name, v) for v in vals] if rule else vals
+
+
+def build_grid(max_points: int = MAX_POINTS, **texts: str | None) -> list[dict]:
+    """Parse and validate each named grid (``None`` values are skipped) into a Cartesian grid of
+    at most ``max_points`` points."""
+    grids = {name: grid_values(name, text) for name, text in texts.items() if text is not None}
+    return cartesian(max_points=max_points, **grids)
 
 
 def resolve_activation(spec: str, center: bool, role: str):
-    """Build an activation; any failure becomes one error naming the option ``--role``."""
-    return _resolve(spec, center=center, name=f"--{role}")
+    """Build an activation; any failure (parse, infinite Gaussian moments) becomes one error
+    naming the option ``--role`` (``role`` may also be a full name such as ``"SPEC"``)."""
+    from ..activations import resolve_activation as _resolve
+
+    return _resolve(spec, center=center, name=role if role.isupper() else f"--{role}")
 
 
 def activations_meta(**acts) -> dict:
@@ -78,19 +107,84 @@ def activations_meta(**acts) -> dict:
     return {role: act.as_dict() for role, act in acts.items()}
 
 
-def emit(result: Result, fmt: str, out: Path | None) -> None:
-    """Print ``result`` in ``fmt`` or write it atomically to ``out``."""
+def check_output(fmt: str, out: Path | None) -> None:
+    """Refuse a bad ``--format``/``--out`` before any work: an unknown format, parquet to the
+    terminal, a folder, a missing or unwritable folder."""
     if fmt not in FORMATS:
         raise ParameterError("--format", fmt, f"one of {', '.join(FORMATS)}")
+    if out is None:
+        if fmt == "parquet":
+            raise ParameterError("--format", fmt, "used with --out FILE (parquet is binary)")
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ParameterError("--out", str(path), "a file path, not a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ParameterError("--out", str(path), f"a file in an existing directory ({parent} does not exist)")
+    if not os.access(parent, os.W_OK):
+        raise ParameterError("--out", str(path), f"a file in a writable directory ({parent} is not writable)")
+
+
+class progress:
+    """A progress bar on stderr for ``total`` steps, shown only when stderr is a terminal and the
+    work is long (more than ``min_total`` steps); ``with progress(n, "solving") as step: step()``."""
+
+    def __init__(self, total: int, label: str, min_total: int = 1):
+        self.total, self.label, self.min_total = total, label, min_total
+        self._prog = None
+
+    def __enter__(self):
+        if self.total > self.min_total and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._prog = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                  console=Console(stderr=True), transient=True)
+            self._prog.__enter__()
+            self._task = self._prog.add_task(self.label, total=self.total)
+        return self.advance
+
+    def advance(self, n: int = 1) -> None:
+        if self._prog is not None:
+            self._prog.advance(self._task, n)
+
+    def __exit__(self, *exc):
+        if self._prog is not None:
+            self._prog.__exit__(*exc)
+        return False
+
+
+def _columns_list(columns: str | None) -> list[str] | None:
+    if columns is None:
+        return None
+    items = [c.strip() for c in columns.split(",")]
+    if not columns.strip() or any(not c for c in items):
+        raise ParameterError("--columns", columns, "a comma list of column names, e.g. psi1,risk1", "empty item")
+    return items
+
+
+def emit(result: Result, fmt: str, out: Path | None, columns: str | None = None, show_all: bool = False) -> None:
+    """Print ``result`` in ``fmt`` or write it atomically to ``out`` (the table shows
+    ``result.columns``, the named ``columns`` or, with ``show_all``, every column)."""
+    check_output(fmt, out)
+    cols = _columns_list(columns)
+    if fmt == "table":
+        from ..console_table import plan_columns
+
+        plan_columns(result, cols, show_all)  # an unknown --columns fails before anything is written
     if out is not None:
-        path = result.write(out, None if fmt == "table" else fmt)
+        try:
+            path = result.write(out, None if fmt == "table" else fmt)
+        except PermissionError as exc:
+            raise ParameterError("--out", str(out), "a writable file path", exc.strerror or str(exc)) from None
+        except IsADirectoryError:
+            raise ParameterError("--out", str(out), "a file path, not a directory") from None
         typer.echo(f"wrote {len(result.rows)} row(s) to {path}", err=True)
         return
-    if fmt == "parquet":
-        raise ParameterError("--format", fmt, "used with --out FILE (parquet is binary)")
     if fmt == "table":
-        from rich.console import Console
+        from ..console_table import print_table
 
-        Console(width=max(Console().width, 160)).print(result.rich_table())
+        print_table(result, cols, show_all)
         return
     sys.stdout.write(result.render(fmt).decode())

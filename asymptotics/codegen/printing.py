@@ -1,10 +1,38 @@
-"""Printing sympy expressions as numba-compilable Python (precision-aware).
+r"""The one printer of generated numba code: sympy expressions → scalar Python that numba compiles.
 
-* ``sympy.codegen.rewriting.optimize(expr, optims_c99)`` first: ``log(1 + u)`` → ``log1p(u)``,
-  ``exp(u) − 1`` → ``expm1(u)``, ``log(exp(a) + exp(b))`` → ``logaddexp`` etc.;
-* numpy functions (``numpy.sqrt``, ``numpy.log1p``, …) so that the same code runs on ``float64``
-  and ``complex128`` values (numba specialises per type);
-* common subexpressions are shared (``sympy.cse``) across residual, Jacobian and outputs.
+Every compiled module the package generates — lowered equation systems
+(:mod:`asymptotics.codegen.systems`), route C's elementwise Newton map
+(:mod:`asymptotics.codegen.newton_map`) and an activation's σ, σ', σ''
+(:mod:`asymptotics.activations.lowering`) — prints its expressions with
+:class:`NumbaExprPrinter`. The expressions are *scalar* (one grid point, one unknown at a time);
+two targets differ only in the module of the elementary functions:
+
+``"generic"`` (default)
+    ``numpy.sqrt``, ``numpy.exp``, …: the same code runs on ``float64`` and ``complex128``
+    scalars (numba specialises per type) — equation systems, solved at real or complex z;
+``"real"``
+    ``math.sqrt``, ``math.erf``, …: real ``float64`` scalars only, with the real-only rewrites
+    below — activations.
+
+Shared rules (precision and numba-compatibility):
+
+* :func:`prepare` first applies ``sympy.codegen.rewriting.optims_c99``: ``log(1 + u)`` →
+  ``log1p(u)``, ``exp(u) − 1`` → ``expm1(u)``, …;
+* float literals: integers as ``k.0``, rationals as ``(p.0/q.0)`` (no integer division, no integer
+  overflow), floats at full double precision (``repr(float)``);
+* integer powers 1…16 kept exact (``b**k``, repeated multiplication in numba; ``(1.0/(b**k))``
+  for negative k), ``b**(±1/2)`` as a square root;
+* ``Heaviside(u)`` as a branch (H(0) = ½ unless given), ``DiracDelta`` as 0 (a distributional
+  derivative, zero almost everywhere), ``Max``/``Min`` as nested ``max``/``min``;
+* real target only: ``sign(u)`` by ``math.copysign`` and softplus ``log1p(exp(u))`` as the
+  overflow-free ``max(u, 0) + log1p(exp(−|u|))``.
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x")
+>>> NumbaExprPrinter({x: "x_"}).doprint(prepare(sp.log(1 + x) / x**2))
+'numpy.log1p(x_)/x_**2'
+>>> NumbaExprPrinter(target="real").doprint(prepare(sp.log(1 + sp.exp(x)) + sp.Heaviside(x)))
+'(1.0 if (x) > 0 else ((1.0/2.0) if (x) == 0 else 0.0)) + (max(x, 0.0) + math.log1p(math.exp(-abs(x))))'
 """
 
 from __future__ import annotations
@@ -15,8 +43,16 @@ import re
 import sympy as sp
 from sympy.codegen.rewriting import optimize, optims_c99
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.pycode import PythonCodePrinter
 
-__all__ = ["NumbaExprPrinter", "safe_name", "prepare"]
+__all__ = ["NumbaExprPrinter", "safe_name", "prepare", "nested_call", "TARGETS"]
+
+#: The two targets of :class:`NumbaExprPrinter` (see the module docstring).
+TARGETS = ("generic", "real")
+
+#: Largest |k| of an integer power printed as an exact power ``b**k``.
+MAX_EXACT_POWER = 16
 
 
 def safe_name(prefix: str, sym) -> str:
@@ -26,13 +62,40 @@ def safe_name(prefix: str, sym) -> str:
     return out + "_" if keyword.iskeyword(out) else out
 
 
-class NumbaExprPrinter(NumPyPrinter):
-    """NumPy printer with integer powers kept exact and float literals at full precision."""
+def nested_call(fn: str, args) -> str:
+    """``fn(fn(a, b), c)`` for the printed ``args`` (a binary max/min applied to many arguments)."""
+    out = args[0]
+    for a in args[1:]:
+        out = f"{fn}({out}, {a})"
+    return out
 
-    def __init__(self, symbol_names: dict | None = None):
-        super().__init__({"fully_qualified_modules": True, "strict": False})
+
+def prepare(expr) -> sp.Expr:
+    """Precision-aware rewriting before printing (``sympy.codegen.rewriting.optims_c99``)."""
+    return optimize(sp.sympify(expr), optims_c99)
+
+
+class NumbaExprPrinter(PythonCodePrinter):
+    """Scalar Python printer whose output numba compiles (see the module docstring).
+
+    ``symbol_names`` maps sympy symbols to the identifiers used in the generated code (other
+    symbols print as their names); ``target`` is ``"generic"`` (numpy functions: float64 or
+    complex128) or ``"real"`` (math functions, real-only rewrites). Unsupported functions raise
+    at printing time, not at compile time.
+    """
+
+    def __init__(self, symbol_names: dict | None = None, *, target: str = "generic"):
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+        super().__init__({"standard": "python3", "fully_qualified_modules": True, "strict": True})
+        self.target = target
+        self._module = "numpy" if target == "generic" else "math"
+        if target == "generic":  # numpy's names (arcsin, …) on top of the builtins (abs, min, max)
+            self.known_functions = {**PythonCodePrinter._kf, **NumPyPrinter._kf}
+            self.known_constants = dict(NumPyPrinter._kc)
         self._names = symbol_names or {}
 
+    # ---- symbols and numbers ------------------------------------------------------------
     def _print_Symbol(self, expr):
         return self._names.get(expr, super()._print_Symbol(expr))
 
@@ -42,22 +105,50 @@ class NumbaExprPrinter(NumPyPrinter):
     def _print_Rational(self, expr):
         return f"({int(expr.p)}.0/{int(expr.q)}.0)"
 
+    def _print_Half(self, expr):
+        return self._print_Rational(expr)
+
     def _print_Integer(self, expr):
         return f"{int(expr)}.0" if abs(int(expr)) < 2**53 else repr(float(expr))
 
+    # ---- powers -------------------------------------------------------------------------
     def _print_Pow(self, expr, rational=False):
         b, e = expr.as_base_exp()
-        if e.is_Integer and 0 < abs(int(e)) <= 16:
-            base = self.parenthesize(b, sp.printing.precedence.PRECEDENCE["Pow"])
+        if e.is_Integer and 0 < abs(int(e)) <= MAX_EXACT_POWER:
+            base = self.parenthesize(b, PRECEDENCE["Pow"])
             k = abs(int(e))
             return f"{base}**{k}" if int(e) > 0 else f"(1.0/({base}**{k}))"
+        sqrt = f"{self._module}.sqrt"
         if e == sp.Rational(1, 2):
-            return f"numpy.sqrt({self._print(b)})"
+            return f"{sqrt}({self._print(b)})"
         if e == sp.Rational(-1, 2):
-            return f"(1.0/numpy.sqrt({self._print(b)}))"
-        return super()._print_Pow(expr, rational=rational)
+            return f"(1.0/{sqrt}({self._print(b)}))"
+        return self._hprint_Pow(expr, rational=rational, sqrt=sqrt)
 
+    # ---- non-smooth functions -------------------------------------------------------------
+    def _print_Heaviside(self, expr):
+        a = self._print(expr.args[0])
+        h0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"(1.0 if ({a}) > 0 else ({h0} if ({a}) == 0 else 0.0))"
 
-def prepare(expr) -> sp.Expr:
-    """Precision-aware rewriting before printing."""
-    return optimize(sp.sympify(expr), optims_c99)
+    def _print_DiracDelta(self, expr):
+        return "0.0"
+
+    def _print_sign(self, expr):
+        a = self._print(expr.args[0])
+        if self.target == "real":
+            return f"(0.0 if ({a}) == 0 else math.copysign(1.0, {a}))"
+        return f"numpy.sign({a})"
+
+    def _print_Max(self, expr):
+        return nested_call("max", [self._print(a) for a in expr.args])
+
+    def _print_Min(self, expr):
+        return nested_call("min", [self._print(a) for a in expr.args])
+
+    def _print_log1p(self, expr):
+        (u,) = expr.args
+        if self.target == "real" and isinstance(u, sp.exp):  # softplus, overflow-free
+            a = self._print(u.args[0])
+            return f"(max({a}, 0.0) + math.log1p(math.exp(-abs({a}))))"
+        return f"{self._module}.log1p({self._print(u)})"

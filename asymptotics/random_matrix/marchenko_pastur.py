@@ -1,6 +1,6 @@
 r"""Marchenko–Pastur (MP) law: Stieltjes transforms, derivatives, density, edges and atom.
 
-Convention (``00-conventions.md``). X ∈ ℝ^{n×p} with N(0, 1) entries, M = XᵀX/n, ratio γ = p/n.
+Convention (docs/engine.md §7). X ∈ ℝ^{n×p} with N(0, 1) entries, M = XᵀX/n, ratio γ = p/n.
 The law of M has density
 
     ρ(x) = √((λ₊ − x)(x − λ₋)) / (2π γ x)  on [λ₋, λ₊],  λ± = (1 ± √γ)²,

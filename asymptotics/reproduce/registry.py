@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..errors import ParameterError
 from .plot import PlotSpec
 
-__all__ = ["SIZES", "Item", "TableSpec", "register", "items", "get", "missing_requirements"]
+__all__ = ["SIZES", "Item", "TableSpec", "register", "items", "get"]
 
 #: Size presets, smallest first. ``toy`` exists for the test-suite only.
 SIZES = ("toy", "quick", "default", "full")
@@ -132,8 +132,3 @@ def items(names=None, kind: str | None = None) -> list[Item]:
 def get(name: str) -> Item:
     """The item called ``name`` (a :class:`ParameterError` lists the valid names)."""
     return items([name])[0]
-
-
-def missing_requirements(item: Item) -> list[str]:
-    """Always empty: items import the theory they use directly (kept for ``figure --list``)."""
-    return []

@@ -8,15 +8,24 @@ Python solvers (any callables, scalars or arrays, real or complex):
 * :func:`continuation` — follow a solution along a parameter path with warm starts.
 
 Each returns a :class:`SolverResult` (value, converged, iterations, residual, method, message,
-status) and raises :class:`~asymptotics.errors.ConvergenceError` on failure unless
-``on_failure="return"``. Convergence is always tested on the residual,
-``|r_i| <= atol + rtol·|x_i|`` componentwise.
+status, at_roundoff_floor) and raises :class:`~asymptotics.errors.ConvergenceError` on failure
+unless ``on_failure="return"``. Convergence is always tested on the residual,
+``|r_i| <= atol + rtol·s_i`` componentwise with s_i the size of the terms of component i (|x_i|,
+or a ``scale`` function); Newton also accepts a root at the round-off floor
+(:mod:`asymptotics.solvers.result`, :mod:`asymptotics.solvers.newton`). One status vocabulary:
+:class:`Status`.
 
 Derived systems (:mod:`asymptotics.symbolic`) compiled and solved over grids:
 :func:`compile_system` → :class:`CompiledSystem` (``.solve(**params)``, ``.solve_grid(**arrays)``).
+The compiled Newton, its round-off stopping rule and the grid driver are one template,
+``asymptotics/codegen/templates/system_solvers.py``, rendered into every lowered system's module
+by :func:`asymptotics.codegen.lower` (numba caches a kernel bound to module-level functions across
+processes, but not one that takes compiled callables as arguments).
 
-Compiled kernels taking numba callables: :mod:`asymptotics.solvers.compiled`
-(``fixed_point_nb``, ``newton_nb``, ``newton_grid_nb``).
+>>> from asymptotics.solvers import fixed_point, Anderson
+>>> r = fixed_point(lambda m, z, p: 1 / (-z + p / (1 + m)), 1.0, args=(-0.5, 0.5), solver=Anderson())
+>>> round(r.value, 12), r.status, Status(r.status).label
+(1.414213562373, 0, 'converged')
 """
 
 from .config import Anderson, FixedPoint, Newton

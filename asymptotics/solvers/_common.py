@@ -1,14 +1,15 @@
-"""Helpers shared by the Python solvers: packing of scalar/array problems, the residual test and
-failure handling."""
+"""Helpers shared by the Python solvers: packing of scalar/array problems, the residual test
+(|r_i| ≤ atol + rtol·s_i, s_i the size of the terms of component i; see
+:mod:`asymptotics.solvers.result`) and failure handling."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
-from .result import CONVERGED, STATUS_MESSAGES, SolverResult, scaled_residual
+from .result import CONVERGED, FLOOR_MESSAGE, STATUS_MESSAGES, SolverResult, scaled_residual
 
-__all__ = ["Packed", "pack", "converged", "finish"]
+__all__ = ["Packed", "pack", "converged", "finish", "scale_function"]
 
 
 class Packed:
@@ -54,23 +55,43 @@ def pack(x0) -> Packed:
     return Packed(x0)
 
 
-def converged(r, x, atol, rtol) -> bool:
-    """The residual test: every component ``|r_i| <= atol + rtol·|x_i|`` (False if non-finite)."""
+def converged(r, s, atol, rtol) -> bool:
+    """The residual test: every component ``|r_i| <= atol + rtol·s_i`` (False if non-finite;
+    ``s ≥ 0``, as :func:`scale_function` gives it)."""
     with np.errstate(invalid="ignore"):
-        return bool(np.all(np.abs(r) <= atol + rtol * np.abs(x)))
+        return bool(np.all(np.abs(r) <= atol + rtol * s))
 
 
-def finish(packed, x, r, status, iterations, method, on_failure) -> SolverResult:
+def scale_function(packed, scale, args):
+    """``s(x)`` on the flat vector: the user's ``scale(x, *args)`` (sizes of the terms of each
+    component, checked finite and of the right size), or |x| when ``scale`` is None."""
+    if scale is None:
+        return np.abs
+    if not callable(scale):
+        raise ParameterError("scale", scale, "a callable scale(x, *args) or None")
+    flat = packed.wrap(scale, args)
+
+    def s(x):
+        return np.abs(flat(x)).astype(np.float64)
+
+    return s
+
+
+def finish(packed, x, r, status, iterations, method, on_failure, s=None, at_floor=False) -> SolverResult:
+    """The :class:`SolverResult` of a Python solver (``s``: the scales at ``x``, default |x|);
+    raises :class:`ConvergenceError` on failure unless ``on_failure="return"``."""
     if on_failure not in ("raise", "return"):
         raise ParameterError("on_failure", on_failure, "'raise' or 'return'")
+    scale = np.abs(x) if s is None else s
     res = SolverResult(
         value=packed.unpack(x),
         converged=status == CONVERGED,
         iterations=int(iterations),
-        residual=scaled_residual(r, x) if r is not None else float("inf"),
+        residual=scaled_residual(r, scale) if r is not None else float("inf"),
         method=method,
-        message=STATUS_MESSAGES[status],
+        message=FLOOR_MESSAGE if at_floor else STATUS_MESSAGES[status],
         status=int(status),
+        at_roundoff_floor=bool(at_floor),
     )
     if status != CONVERGED and on_failure == "raise":
         raise ConvergenceError(

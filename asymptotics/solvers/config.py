@@ -1,8 +1,13 @@
 """Immutable solver configurations (validated on construction).
 
 Every configuration carries the residual tolerances ``atol`` and ``rtol``: a solver stops when
-every component of the residual satisfies ``|r_i| <= atol + rtol·|x_i|`` (and, for iterations, at
-least ``min_steps`` iterations were made), never on the step size alone.
+every component of the residual satisfies ``|r_i| <= atol + rtol·s_i``, s_i the size of the terms
+of component i (|x_i| unless a ``scale`` function is given; see :mod:`asymptotics.solvers.result`),
+and, for iterations, at least ``min_steps`` iterations were made — never on the step size alone.
+Newton also accepts a root at the round-off floor (:mod:`asymptotics.solvers.newton`).
+
+>>> Newton(rtol=1e-13).max_steps
+100
 """
 
 from __future__ import annotations
@@ -90,7 +95,7 @@ class Anderson:
 class Newton:
     """Newton's method with an optional backtracking (Armijo) line search on ``‖F‖²``.
 
-    Attributes: ``atol``, ``rtol`` residual tolerances (``|F_i(x)| <= atol + rtol·|x_i|``);
+    Attributes: ``atol``, ``rtol`` residual tolerances (``|F_i(x)| <= atol + rtol·s_i``);
     ``max_steps`` maximum number of Newton steps; ``line_search``.
     """
 

@@ -1,15 +1,30 @@
-"""Roots ``F(x) = 0`` by Newton's method with a backtracking line search.
+r"""Roots ``F(x) = 0`` by Newton's method with a backtracking line search.
 
 Step: solve ``J(x) Δ = −F(x)``; with ``line_search`` the step ``t Δ`` is halved until
 ``‖F(x + tΔ)‖² <= (1 − 10⁻⁴ t) ‖F(x)‖²`` (Armijo); if no ``t >= 2⁻³⁰`` passes, the solver
 reports stagnation (status 3). Without a Jacobian, a central finite-difference Jacobian is used
 (for complex ``x`` the function must be holomorphic, which the self-consistent equations of
-random-matrix theory are). Convergence: every ``|F_i(x)| <= atol + rtol·|x_i|``.
+random-matrix theory are).
+
+**Stopping rule.** Every ``|F_i(x)| <= atol + rtol·s_i`` where s_i is the size of the terms of
+equation i: ``scale(x, *args)`` when given (e.g. Σ_k |t_ik| over the terms of F_i = Σ_k t_ik), else
+|x_i|. An equation whose terms are of size 10⁵ cannot be evaluated to better than ~10⁵·ε, so a
+test scaled by a small unknown would fail at a converged point.
+
+**Round-off floor.** When every |F_i| ≤ ROUNDOFF·ε·σ_i — σ_i = s_i with a ``scale`` function,
+else max(|x_i|, Σ_j |J_ij x_j|), the size of the linear terms of F_i — the residual is at the
+rounding level of its own evaluation: if then the full Newton step does not decrease ‖F‖² (or
+``max_steps`` is reached) the root is accepted, with status 0 and ``at_roundoff_floor=True``.
+This is the same rule as the compiled solvers (``asymptotics/codegen/templates/system_solvers.py``).
 
 >>> from asymptotics.solvers import root
 >>> r = root(lambda m: -0.5 * m**2 + 1, 1.0)   # z m̄² + (1 + z − ψ2) m̄ + 1 at z = −1/2, ψ2 = 1/2
 >>> round(r.value, 10), r.converged            # m̄ = √2
 (1.4142135624, True)
+>>> q = 2.0**40                                # a = q√2: terms of size 4q² ≈ 5·10²⁴
+>>> r = root(lambda a: a * a - 2 * q * q, q, jac=lambda a: 2 * a, scale=lambda a: a * a + 2 * q * q)
+>>> r.converged, abs(r.value / q - 2**0.5) < 1e-15
+(True, True)
 """
 
 from __future__ import annotations
@@ -17,13 +32,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
-from ._common import converged, finish, pack
+from ._common import converged, finish, pack, scale_function
 from .config import Newton
-from .result import CONVERGED, MAX_STEPS, NONFINITE, SINGULAR
+from .result import CONVERGED, MAX_STEPS, NONFINITE, ROUNDOFF, SINGULAR
 
 __all__ = ["root"]
 
 _DEFAULT = Newton()  # configurations are immutable: one shared default
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def _fd_jacobian(F, x, fx):
@@ -37,7 +53,13 @@ def _fd_jacobian(F, x, fx):
     return J
 
 
-def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
+def _at_floor(fx, x, s, J, given_scale):
+    """Whether every |F_i| ≤ ROUNDOFF·ε·σ_i (module docstring)."""
+    sigma = s if given_scale else np.maximum(np.abs(x), np.abs(J) @ np.abs(x))
+    return bool(np.all(np.abs(fx) <= ROUNDOFF * _EPS * sigma))
+
+
+def root(F, x0, *, jac=None, args=(), scale=None, solver=_DEFAULT, on_failure="raise"):
     """Solve ``F(x, *args) = 0`` for a real or complex scalar or array ``x``.
 
     Parameters
@@ -47,6 +69,9 @@ def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
     jac : callable, optional
         ``jac(x, *args)``: the Jacobian ``∂F_i/∂x_j`` (a number for a scalar problem, an
         ``n × n`` array for a flat vector of size n). Default: central finite differences.
+    scale : callable, optional
+        ``scale(x, *args)``: the size s_i of the terms of each equation (shape of ``x0``), used by
+        the stopping rule and the round-off floor (module docstring). Default: |x|.
     solver : Newton
     on_failure : "raise" | "return"
     """
@@ -56,6 +81,7 @@ def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
         )
     packed = pack(x0)
     Ff = packed.wrap(F, args)
+    S = scale_function(packed, scale, args)
     n = packed.x.size
 
     if jac is None:
@@ -71,28 +97,30 @@ def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
 
     x = packed.x.copy()
     fx = Ff(x)
-    status, k = MAX_STEPS, 0
+    status, k, floor = MAX_STEPS, 0, False
     for k in range(solver.max_steps + 1):
-        if not np.all(np.isfinite(fx)):
+        s = S(x)
+        if not (np.all(np.isfinite(fx)) and np.all(np.isfinite(s))):
             status = NONFINITE
             break
-        if converged(fx, x, solver.atol, solver.rtol):
+        if converged(fx, s, solver.atol, solver.rtol):
             status = CONVERGED
-            break
-        if k == solver.max_steps:
-            status = MAX_STEPS
             break
         J = Jf(x, fx)
         if not np.all(np.isfinite(J)):
             status = NONFINITE
             break
+        floor = _at_floor(fx, x, s, J, scale is not None)
+        if k == solver.max_steps:
+            status = CONVERGED if floor else MAX_STEPS
+            break
         try:
             dx = np.linalg.solve(J, -fx)
         except np.linalg.LinAlgError:
-            status = SINGULAR
+            status, floor = SINGULAR, False
             break
         if not np.all(np.isfinite(dx)):
-            status = SINGULAR
+            status, floor = SINGULAR, False
             break
         if not solver.line_search:
             x = x + dx
@@ -107,9 +135,12 @@ def root(F, x0, *, jac=None, args=(), solver=_DEFAULT, on_failure="raise"):
             if np.all(np.isfinite(fn)) and float(np.sum(np.abs(fn) ** 2)) <= (1 - 1e-4 * t) * phi0:
                 accepted = True
                 break
+            if floor:  # at the round-off floor: backtracking only samples rounding noise
+                break
             t *= 0.5
         if not accepted:
-            status = SINGULAR
+            status = CONVERGED if floor else SINGULAR
             break
         x, fx = xn, fn
-    return finish(packed, x, fx, status, k, "newton", on_failure)
+    floor = floor and status == CONVERGED and not converged(fx, S(x), solver.atol, solver.rtol)
+    return finish(packed, x, fx, status, k, "newton", on_failure, s=S(x), at_floor=floor)

@@ -1,13 +1,14 @@
-"""The result of every solver: the value together with how it was obtained.
+r"""The result of every solver: the value together with how it was obtained.
 
 One status vocabulary for the whole package (:class:`Status`): the Python solvers, the compiled
-kernels (which return the integer code) and the theory drivers all report one of these, and a
-result row shows its :attr:`Status.label`.
+kernels (which return the integer code; see ``asymptotics/codegen/templates/system_solvers.py``)
+and the theory drivers all report one of these, and a result row shows its :attr:`Status.label`.
 
 ====  =================  ==========================================================================
 code  label              meaning
 ====  =================  ==========================================================================
-0     ``converged``      the residual test passed (after ``min_steps``)
+0     ``converged``      the residual test passed (after ``min_steps``), or a Newton iteration
+                         reached the round-off floor (``at_roundoff_floor``)
 1     ``max_steps``      ``max_steps`` reached without passing the residual test
 2     ``nonfinite``      a non-finite value (NaN or inf) in the iterate, the residual or the Jacobian
 3     ``singular``       singular Jacobian, or stagnation (no decrease of the residual)
@@ -16,6 +17,18 @@ code  label              meaning
 6     ``unresolved``     a discretisation (quadrature nodes, readout types) did not converge under
                          refinement
 ====  =================  ==========================================================================
+
+**The residual test.** Each component r_i of the residual is compared with the size s_i of the
+terms it is made of: converged when every |r_i| ≤ atol + rtol·s_i. For a fixed point
+r = g(x) − x the terms are x_i and g_i(x) ≈ x_i, so s_i = |x_i| by default; for a root F(x) = 0
+s_i is given by a ``scale`` function (generated systems render s_i = Σ_k |t_ik| over the terms
+of F_i = Σ_k t_ik), with |x_i| as the default. The reported residual is max_i |r_i|/max(1, s_i)
+(:func:`scaled_residual`): absolute for small scales, relative for large ones.
+
+>>> Status(3).label, Status.SINGULAR.message
+('singular', 'singular Jacobian or stagnation (no decrease of the residual)')
+>>> scaled_residual([1e-9, 1e-3], [1e4, 1e7])
+1e-10
 """
 
 from __future__ import annotations
@@ -33,8 +46,10 @@ __all__ = [
     "NONFINITE",
     "SINGULAR",
     "STATUS_MESSAGES",
+    "ROUNDOFF",
     "scaled_residual",
 ]
+
 
 class Status(IntEnum):
     """Outcome of a solve (the codes are those the compiled kernels return)."""
@@ -73,14 +88,22 @@ STATUS_MESSAGES = {
     Status.UNRESOLVED: "the discretisation did not converge under refinement",
 }
 
+#: The round-off floor of Newton's method: |F_i| ≤ ROUNDOFF·ε·s_i (ε = 2.2·10⁻¹⁶) is
+#: indistinguishable from 0 in float64 (the compiled template uses the same constant).
+ROUNDOFF = 64.0
 
-def scaled_residual(r, x) -> float:
-    """The residual norm reported by every solver: ``max_i |r_i| / max(1, |x_i|)``.
+#: The message of a result accepted at the round-off floor.
+FLOOR_MESSAGE = "converged at the round-off floor (the residual is at the rounding level of its terms)"
 
-    Absolute for components of modulus ≤ 1 and relative for larger ones; NaN/inf give ``inf``.
+
+def scaled_residual(r, scale) -> float:
+    """The residual norm reported by every solver: ``max_i |r_i| / max(1, s_i)``.
+
+    ``scale`` is s_i, the size of the terms of component i (|x_i| for a fixed point). Absolute
+    for components of scale ≤ 1 and relative for larger ones; NaN/inf give ``inf``.
     """
     r = np.abs(np.asarray(r))
-    s = np.maximum(1.0, np.abs(np.asarray(x)))
+    s = np.maximum(1.0, np.abs(np.asarray(scale)))
     if r.size == 0:
         return 0.0
     with np.errstate(invalid="ignore"):
@@ -99,18 +122,24 @@ class SolverResult:
         The solution (same kind as the starting point: a Python ``float``/``complex`` for a scalar
         problem, else a numpy array). For an unconverged result it is the last iterate.
     converged
-        Whether the residual test ``|r_i| <= atol + rtol·|x_i|`` (every component) passed.
+        Whether the residual test ``|r_i| <= atol + rtol·s_i`` (every component; module
+        docstring) passed, or the iteration reached the round-off floor.
     iterations
         Number of iterations performed (evaluations of ``g`` for a fixed point; Newton steps).
     residual
-        ``max_i |r_i| / max(1, |x_i|)`` at ``value``, where ``r = g(x) − x`` (fixed point) or
+        ``max_i |r_i| / max(1, s_i)`` at ``value``, where ``r = g(x) − x`` (fixed point) or
         ``r = F(x)`` (root); ``inf`` if non-finite.
     method
         ``"fixed_point"``, ``"anderson"``, ``"newton"`` or a compiled kernel's name.
     message
         Human-readable status.
     status
-        The status code (0 converged, 1 max steps, 2 non-finite, 3 singular/stagnation).
+        The :class:`Status` code (0 converged, 1 max steps, 2 non-finite, 3 singular/stagnation).
+    at_roundoff_floor
+        True when Newton stopped because the residual reached the rounding level of its own
+        evaluation, |F_i| ≤ ROUNDOFF·ε·s_i, and could not be decreased further (status 0; the
+        tolerance ``rtol`` asked for could not be verified, but the value is as accurate as float64
+        evaluation of the equations allows).
     """
 
     value: object
@@ -120,6 +149,7 @@ class SolverResult:
     method: str
     message: str = "converged"
     status: int = CONVERGED
+    at_roundoff_floor: bool = False
 
     def __repr__(self) -> str:  # short, readable
         return (

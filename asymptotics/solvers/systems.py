@@ -14,11 +14,14 @@ name of a registered one, see :func:`asymptotics.symbolic.list_systems`) with
 (1000,)
 
 Every point is solved by Newton (generated Jacobian, Armijo line search) on the residual test
-``|F_i| <= atol + rtol·|x_i|``; along a grid each point starts from the previous converged one
+``|F_i| <= atol + rtol·s_i``, s_i = Σ_k |t_ik| the size of the terms of equation i (rendered from
+the system), accepting a root at the round-off floor (|F_i| ≤ 64·ε·s_i and no further decrease;
+flagged ``at_roundoff_floor``); along a grid each point starts from the previous converged one
 (warm start), then from the system's start values, then by continuation of the system's
-homotopy parameter from where the start is exact (e.g. λ → ∞). Failures raise
+homotopy parameter from where the start is exact (e.g. λ → ∞). The loops are the template
+``asymptotics/codegen/templates/system_solvers.py``. Failures raise
 :class:`~asymptotics.errors.ConvergenceError` (or, with ``on_failure="return"``, are flagged in
-``status`` with NaN outputs — never silently).
+``status`` with NaN outputs — never silently). Statuses are :class:`~asymptotics.solvers.Status`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
-from .result import CONVERGED, STATUS_MESSAGES, SolverResult
+from .result import CONVERGED, FLOOR_MESSAGE, SolverResult, Status
 
 __all__ = ["compile_system", "CompiledSystem", "SystemSolution", "GridSolution"]
 
@@ -57,8 +60,9 @@ class SystemSolution:
 @dataclass(frozen=True)
 class GridSolution:
     """Solutions over a grid of n points: ``values`` (n × unknowns), ``outputs`` {name: (n,)},
-    ``params`` {name: (n,)}, ``status``, ``iterations``, ``residual`` (n,) arrays. Outputs of
-    failed points (status ≠ 0) are NaN. ``grid["tau1"]`` reads an output column."""
+    ``params`` {name: (n,)}, ``status``, ``iterations``, ``residual``, ``at_roundoff_floor`` (n,)
+    arrays. Outputs of failed points (status ≠ 0) are NaN. ``grid["tau1"]`` reads an output
+    column."""
 
     values: np.ndarray
     outputs: dict
@@ -67,6 +71,7 @@ class GridSolution:
     iterations: np.ndarray
     residual: np.ndarray
     unknowns: tuple
+    at_roundoff_floor: np.ndarray | None = None
     method: str = "newton (compiled, warm starts)"
 
     def __getitem__(self, key):
@@ -88,7 +93,7 @@ class GridSolution:
             row = {k: _py(v[i]) for k, v in self.params.items()}
             row.update({k: _py(v[i]) for k, v in self.outputs.items()})
             row.update(
-                status=int(self.status[i]),
+                status=Status(int(self.status[i])).label,
                 iterations=int(self.iterations[i]),
                 residual=float(self.residual[i]),
             )
@@ -98,6 +103,10 @@ class GridSolution:
 
 def _py(v):
     return complex(v) if np.iscomplexobj(v) else float(v)
+
+
+#: The options of :meth:`CompiledSystem.solve` (everything else is a parameter of the system).
+_SOLVE_OPTIONS = ("x0", "atol", "rtol", "max_steps", "homotopy_steps", "on_failure")
 
 
 class CompiledSystem:
@@ -175,37 +184,23 @@ class CompiledSystem:
         return int(idx), float(val)
 
     # ------------------------------------------------------------------ solving
-    def solve(
-        self,
-        *,
-        x0=None,
-        atol=1e-13,
-        rtol=1e-13,
-        max_steps=100,
-        homotopy_steps=40,
-        on_failure="raise",
-        **params,
-    ) -> SystemSolution:
-        """Solve at one parameter point (keyword arguments named as :attr:`parameters`)."""
-        p, dt = self._param_vector(params, grid=False)
-        g = self.solve_grid(
-            x0=x0,
-            atol=atol,
-            rtol=rtol,
-            max_steps=max_steps,
-            homotopy_steps=homotopy_steps,
-            on_failure=on_failure,
-            **{k: np.asarray([v]) for k, v in params.items()},
-        )
-        st = int(g.status[0])
+    def solve(self, **kwargs) -> SystemSolution:
+        """Solve at one parameter point: keyword arguments named as :attr:`parameters`, and the
+        options of :meth:`solve_grid` (``x0, atol, rtol, max_steps, homotopy_steps, on_failure``)."""
+        options = {k: kwargs.pop(k) for k in _SOLVE_OPTIONS if k in kwargs}
+        p, dt = self._param_vector(kwargs, grid=False)
+        g = self.solve_grid(**options, **{k: np.asarray([v]) for k, v in kwargs.items()})
+        st = Status(int(g.status[0]))
+        floor = bool(g.at_roundoff_floor[0])
         res = SolverResult(
             value=g.values[0].copy(),
             converged=st == CONVERGED,
             iterations=int(g.iterations[0]),
             residual=float(g.residual[0]),
             method="newton (compiled)",
-            message=STATUS_MESSAGES[st],
-            status=st,
+            message=FLOOR_MESSAGE if floor else st.message,
+            status=int(st),
+            at_roundoff_floor=floor,
         )
         conv = (lambda v: complex(v)) if dt == np.complex128 else (lambda v: float(np.real(v)))
         return SystemSolution(
@@ -240,7 +235,7 @@ class CompiledSystem:
         X0 = self._x0(x0, P, dt)
         hi, hv = self._homotopy()
         with np.errstate(all="ignore"):
-            X, status, iters, resid, Y = self.module.solve_grid(
+            X, status, iters, resid, floors, Y = self.module.solve_grid_full(
                 X0, P, float(atol), float(rtol), int(max_steps), bool(warm), hi, dt(hv), int(homotopy_steps)
             )
         bad = status != CONVERGED
@@ -262,6 +257,7 @@ class CompiledSystem:
             iterations=iters,
             residual=resid,
             unknowns=self.unknowns,
+            at_roundoff_floor=floors,
         )
         if np.any(bad) and on_failure == "raise":
             i = int(np.flatnonzero(bad)[0])
@@ -269,7 +265,7 @@ class CompiledSystem:
             at = {k: _py(v[i]) for k, v in pr.items()}
             raise ConvergenceError(
                 f"system {self.name!r}: {int(bad.sum())} of {len(status)} point(s) did not converge "
-                f"({STATUS_MESSAGES[worst]}); first at {at}, residual {resid[i]:.3g}",
+                f"({Status(worst).message}); first at {at}, residual {resid[i]:.3g}",
                 sol,
             )
         return sol

@@ -6,46 +6,13 @@ are binary, as in Slurm), ``"8GB"`` (= 8·10⁹).
 
 from __future__ import annotations
 
-import math
 import os
 import re
 
 from ..errors import ParameterError
+from ..memory import parse_memory  # the one parser of sizes (re-exported here)
 
 __all__ = ["parse_memory", "format_bytes", "parse_scheduler"]
-
-_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-}
-
-
-def parse_memory(value: object, name: str = "max_memory") -> int:
-    """Bytes from ``4294967296``, ``"4GiB"``, ``"4G"`` (binary), ``"4GB"`` (decimal), ``"512MiB"``.
-
-    >>> parse_memory("1.5GiB"), parse_memory("2GB"), parse_memory(1024)
-    (1610612736, 2000000000, 1024)
-    """
-    valid = "a positive size in bytes or with a unit, e.g. '512MiB', '8GiB', '8G', '8GB'"
-    if isinstance(value, bool):
-        raise ParameterError(name, value, valid)
-    if isinstance(value, (int, float)):
-        if not math.isfinite(value) or value <= 0:
-            raise ParameterError(name, value, valid)
-        return int(value)
-    if not isinstance(value, str):
-        raise ParameterError(name, value, valid)
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", value)
-    if not m or m.group(2).lower() not in _UNITS:
-        raise ParameterError(name, value, valid)
-    v = float(m.group(1)) * _UNITS[m.group(2).lower()]
-    if not v >= 1:
-        raise ParameterError(name, value, valid)
-    return int(v)
-
 
 def format_bytes(n: int | None) -> str:
     """``1610612736`` → ``'1.50 GiB'``."""

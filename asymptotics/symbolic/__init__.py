@@ -1,5 +1,5 @@
 """Symbolic derivation engine (layer 2): linear pencils → matrix Dyson equations → reduced
-scalar systems → implicit derivatives → LaTeX (``20-pencils.md``).
+scalar systems → implicit derivatives → LaTeX (docs/engine.md).
 
 * :class:`Pencil`, :class:`Gaussian` — describe a pencil (blocks 1-based, as in the mathematics);
 * :func:`dyson_system` — the matrix Dyson rule applied symbolically (an :class:`EquationSystem`);

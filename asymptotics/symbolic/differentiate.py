@@ -3,7 +3,7 @@ r"""Implicit differentiation of a system ``F(x; p) = 0`` with respect to a param
 Differentiating ``F(x(p), p) = 0`` gives the tangent equations ``J·x' + ∂F/∂p = 0`` (J = ∂F/∂x),
 linear in ``x' = dx/dp``; an output ``E(x, p)`` has the total derivative
 ``dE/dp = ∂E/∂p + Σ_j ∂E/∂x_j · x_j'``. This is exact (no finite difference); it is how source
-traces (``20-pencils.md`` §4: τ2 = −φ ∂g55/∂s at s = 0) and z- or λ-derivatives are obtained.
+traces (docs/engine.md §5: τ2 = −φ ∂g55/∂s at s = 0) and z- or λ-derivatives are obtained.
 
 Two forms:
 

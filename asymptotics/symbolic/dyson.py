@@ -1,4 +1,4 @@
-r"""The matrix Dyson rule (``20-pencils.md`` §2), applied symbolically.
+r"""The matrix Dyson rule (docs/engine.md §2), applied symbolically.
 
 For Q = q0 ⊗ I + Σ (Gaussian blocks), the normalised block traces g_ij = lim tr[(Q⁻¹)_ij]/(s_i L)
 solve g = (q0 − S[g])⁻¹. The self-energy pairs every direct occurrence (i, j, c) of a Gaussian Y

@@ -113,22 +113,15 @@ def eliminate(
         parameters=system.parameters,
         outputs=system.outputs,
         eliminated=eliminated,
-    )
-    if simplify:
-        dens = _denominator_factors(out, keep)
-        eqs = [_strip_content(_drop_factors(e, dens, keep), keep) for e in eqs]
-    return EquationSystem(
-        name=name or f"{system.name}_reduced",
-        unknowns=keep,
-        equations=tuple(eqs),
-        parameters=system.parameters,
-        outputs=system.outputs,
-        eliminated=eliminated,
         start={k: v for k, v in system.start.items() if k in keep},
         homotopy=system.homotopy,
         description=system.description + f"; eliminated to {', '.join(map(str, keep))}",
         notes=tuple(notes),
     )
+    if simplify:
+        dens = _denominator_factors(out, keep)
+        out = out.with_(equations=tuple(_strip_content(_drop_factors(e, dens, keep), keep) for e in eqs))
+    return out
 
 
 def _factors(expr):

@@ -1,4 +1,4 @@
-r"""A small description of a linear pencil (``20-pencils.md`` §1–2).
+r"""A small description of a linear pencil (docs/engine.md §1).
 
 A pencil is a block matrix Q = q0 ⊗ I + (Gaussian blocks), blocks indexed **1..B as in the
 mathematics** (block b has size s_b·L, L → ∞, s_b a fixed ratio: a sympy expression). It is

@@ -1,4 +1,4 @@
-r"""Construction code for the library's pencils (``20-pencils.md`` §3–4), and their symbols.
+r"""Construction code for the library's pencils (docs/engine.md §1, §5), and their symbols.
 
 Symbols (plain sympy symbols, so that ``sympy.Symbol("phi")`` written elsewhere is the same):
 
@@ -41,7 +41,7 @@ LATEX_NAMES = {lam: r"\lambda", psi2: r"\psi_2", eta: r"\eta", zeta: r"\zeta"}
 
 
 def mp_pencil() -> Pencil:
-    r"""Marchenko–Pastur of W₀W₀ᵀ (``20-pencils.md`` §3). W ∈ ℝ^{d×N}, N(0, 1/d) entries, L = d:
+    r"""Marchenko–Pastur of W₀W₀ᵀ (docs/engine.md §1). W ∈ ℝ^{d×N}, N(0, 1/d) entries, L = d:
 
     Q = [ −z I_d   W    ]        (Q⁻¹)₁₁ = (WWᵀ − z)⁻¹,  g11 = m̄(z);
         [  Wᵀ    −I_N   ]        g22 = −1/(1 + m̄),  m(z) (of WᵀW) = g22/z.
@@ -56,7 +56,7 @@ def mp_pencil() -> Pencil:
 
 
 def rf_ridge_pencil(source: bool = True, sqrt_source: bool = False) -> Pencil:
-    r"""The random-features ridge pencil of Adlam–Pennington (``20-pencils.md`` §4), 5 blocks of
+    r"""The random-features ridge pencil of Adlam–Pennington (docs/engine.md §5), 5 blocks of
     relative sizes (n/d, m/d, 1, 1, 1) = (1/φ, 1/ψ, 1, 1, 1), L = d.
 
     Gaussian equivalent F' = √ζ W'X' + b Θ' with X' = X/√d, W' = W/√d, Θ' (entries N(0, 1/d)),

@@ -1,6 +1,6 @@
 """The exact large-step risk (Gaussian readout, η = c√N) against simulations of the Ba et al. network.
 
-Theory: :mod:`asymptotics.theory.large_step.gaussian_readout` (``35-large-step-gaussian-readout.md``).
+Theory: :mod:`asymptotics.theory.large_step.gaussian_readout` (``docs/large-step-exact.md``).
 Simulation: :class:`validation.simulator.BaConfig` with ``eta=c, eta_exponent=0.5`` (η = c√N), the
 readout a⁰ Gaussian as in the paper. Settings of §3 of the note, c = 1:
 
@@ -44,7 +44,7 @@ SETTINGS = {
     "a": dict(student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.1),
     "b": dict(student="tanh", teacher="tanh", psi2=1.0, lam=1e-2, noise=0.1),
 }
-#: N = ∞ values quoted in 35-large-step-gaussian-readout.md §2 (a) and §3 (b)
+#: N = ∞ values quoted in docs/large-step-exact.md §1 (a) and §2 (b)
 LIMIT_QUOTED = {("a", 4.0): ".0625", ("a", 8.0): ".0259", ("a", 16.0): ".0125", ("a", 32.0): ".0062",
                 ("b", 2.0): ".0968", ("b", 8.0): ".0241"}
 ALLOW_RISK = 0.02
@@ -92,7 +92,7 @@ def _setting_checks(name: str, setting: str, run: CaseConfig, psi1s=(4.0, 8.0, 1
             q = LIMIT_QUOTED[(setting, psi1)]
             checks.append(Check(name, "risk1 theory N = ∞ vs quoted", _params(setting, psi1), float(q),
                                 lim.risk1, 0.0, allowance=_quoted(q) + 1e-9,
-                                note=f"35-large-step-gaussian-readout.md quotes {q}; type_error {lim.type_error:.1e}"))
+                                note=f"docs/large-step-exact.md quotes {q}; type_error {lim.type_error:.1e}"))
         sims = []
         for j, (d, th_d) in enumerate(zip(dims, fin, strict=True)):
             res = _simulate(setting, psi1, d, SEEDS.get(d, 3), run, offset=100 * i + 10 * j + (0 if setting == "a" else 1000))

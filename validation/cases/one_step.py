@@ -2,9 +2,9 @@ r"""One gradient step at η = Θ(1) (Ba et al. 2022): theory (:mod:`asymptotics.
 against the Monte-Carlo network (:class:`validation.simulator.BaConfig`, exact gradient, true
 nonlinear features, ridge on a fresh set; risk0/risk1/delta on common random numbers).
 
-Points from the tables of ``shared/theory/10-one-step.md``: the alignment of §3 (below, near and
-far above the BBP threshold), the risks and δ of §5 for four activation pairs, the CK outlier of
-§4, and the θ2 finding of §5 (δ depends on μ2* and σ_ε through the noisy part θ2 of the spike).
+Points from the tables of docs/one-step.md: the alignment of §1 (below, near and
+far above the BBP threshold), the risks and δ of §3 for four activation pairs, the CK outlier of
+§2, and the θ2 finding of §3 (δ depends on μ2* and σ_ε through the noisy part θ2 of the spike).
 
 **Tolerance.** ``|sim − theory| ≤ 3 s.e. + allowance`` where s.e. is the seed-to-seed standard
 error and the allowance a stated finite-size term (absolute, or relative to the theory value):
@@ -145,7 +145,7 @@ def alignment_threshold_trend(run: CaseConfig):
 
 # ----------------------------------------------------------------------------------- risks
 RISK_POINTS = {
-    # name: (student, teacher, noise, lam, psi1, psi2, eta) — 10-one-step.md §5 table
+    # name: (student, teacher, noise, lam, psi1, psi2, eta) — docs/one-step.md §3 table
     "tanh-softplus": ("tanh", "softplus", 0.25, 1e-4, 4.0, 2.0, 3.0),
     "tanh-relu": ("tanh", "relu", 0.1, 1e-2, 5.0, 1.0, 2.0),
     "erf-erf": ("erf", "erf", 0.1, 1e-3, 3.0, 2.0, 2.0),

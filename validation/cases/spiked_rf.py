@@ -12,7 +12,7 @@ itself (:class:`SRFConfig`) and compares with :mod:`asymptotics.theory.spiked_rf
   1500, 3000 (no trend) against 0.1911, while the sRF model at the mapped (c, r, γ) gives
   0.1929 ± 0.0032 (d = 1500): the sRF theory is right, the map is approximate. Measured on the
   trained W¹ (d = 1500): the bulk's Gram spectrum reaches ≈ 11.5 (isotropic MP edge 4c = 7.85)
-  and its component along v has 2.4× the isotropic variance. ``30-spiked-rf.md`` §8 shows the same
+  and its component along v has 2.4× the isotropic variance. ``docs/spiked-rf.md`` (Checks and reference values) shows the same
   size of deviation (0.203 ± 0.006 vs 0.191; 0.0441 ± 0.0002 vs 0.0463).
 * measured sRF parameters (r, c, γ) of the trained network: 2 % (quick: 4 %).
 
@@ -89,7 +89,7 @@ def _network_and_srf(name, run, *, student, teacher, eta_tilde, alpha0, lam, alp
 
 
 @case("spiked-rf-table-tanh", family=FAMILY,
-      description="30-spiked-rf §8: tanh/tanh, η̃ = 5, α0 = 1, λ = 0.01, α = 0.5, 1.5, 3 — network and sRF, d = 1500")
+      description="docs/spiked-rf.md (checks): tanh/tanh, η̃ = 5, α0 = 1, λ = 0.01, α = 0.5, 1.5, 3 — network and sRF, d = 1500")
 def table_tanh(run: CaseConfig):
     return _network_and_srf("spiked-rf-table-tanh", run, student="tanh", teacher="tanh", eta_tilde=5.0, alpha0=1.0,
                             lam=0.01, alphas=(0.5, 1.5, 3.0), d=1500, seeds=3, allow_net=0.06, allow_srf=0.02,
@@ -97,7 +97,7 @@ def table_tanh(run: CaseConfig):
 
 
 @case("spiked-rf-table-sin", family=FAMILY,
-      description="30-spiked-rf §8: sin target, tanh student, η̃ = 3, α0 = 20, λ = 0.1, α = 0.5, 1.5, 3 — d = 1500")
+      description="docs/spiked-rf.md (checks): sin target, tanh student, η̃ = 3, α0 = 20, λ = 0.1, α = 0.5, 1.5, 3 — d = 1500")
 def table_sin(run: CaseConfig):
     return _network_and_srf("spiked-rf-table-sin", run, student="tanh", teacher="sin", eta_tilde=3.0, alpha0=20.0,
                             lam=0.1, alphas=(0.5, 1.5, 3.0), d=1500, seeds=3, allow_net=0.06, allow_srf=0.02,

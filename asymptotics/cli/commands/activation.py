@@ -6,25 +6,25 @@ from typing import Annotated
 
 import typer
 
-from ...results import Result, base_meta
-from ..common import CenterOpt, FormatOpt, OutOpt, emit, resolve_activation
+from ...errors import ParameterError
+from ...results import Result, base_meta, record
+from ..common import CenterOpt, FormatOpt, OutOpt, check_output, emit, resolve_activation
 
 
 def activation_command(
-    spec: Annotated[str, typer.Argument(help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'.")],
+    spec: Annotated[str, typer.Argument(metavar="SPEC", help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'.")],
     center: CenterOpt = True,
-    method: Annotated[str, typer.Option(help="auto (closed forms first), float64 or mpmath.")] = "auto",
+    method: Annotated[str, typer.Option(metavar="METHOD", help="auto (closed forms first), float64 or mpmath.")] = "auto",
     fmt: FormatOpt = "table",
     out: OutOpt = None,
 ) -> None:
     """Print μ0, μ1, μ2, E σ², E σ'², Var σ' and the Hermite coefficients c_0..c_12."""
-    act = resolve_activation(spec, center, "activation")
+    check_output(fmt, out)
     if method not in ("auto", "float64", "mpmath"):
-        from ...errors import ParameterError
-
         raise ParameterError("--method", method, "one of auto, float64, mpmath")
+    act = resolve_activation(spec, center, "SPEC")
     c = act.constants(method)
-    row = {"activation": act.name, "expression": str(act.raw), **c.as_dict()}
+    row = {"activation": act.name, "expression": str(act.raw), **record(c)}
     if fmt == "table" and out is None:
         from rich.console import Console
         from rich.table import Table

@@ -1,8 +1,12 @@
 """``asymptotics derive SYSTEM [--latex]``: print the self-consistent equations the symbolic engine
-derives from a pencil (``asymptotics derive --list`` lists the systems)."""
+derives from a pencil (``asymptotics derive --list`` lists the systems).
+
+``asymptotics derive --expr EXPR --dims ... [--ratios ...] [--at ...]`` builds the pencil itself
+from a matrix expression (:mod:`asymptotics.symbolic.expressions`, docs/expressions.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,8 +29,52 @@ def derive_command(
     code: Annotated[
         bool, typer.Option("--code", help="Print the path of the generated compiled module (lowers it).")
     ] = False,
+    expr: Annotated[
+        str | None,
+        typer.Option("--expr", help="Instead of SYSTEM: a normalised trace, e.g. 'tr(inv(W@W.T/d - z*I))'."),
+    ] = None,
+    dims: Annotated[
+        str | None, typer.Option("--dims", help="With --expr: shapes of the Gaussian matrices, e.g. 'X:n,d; W:d,N'.")
+    ] = None,
+    ratios: Annotated[
+        str | None, typer.Option("--ratios", help="With --expr: dimension ratios, e.g. 'n/d=2, N/d=1.5'.")
+    ] = None,
+    at: Annotated[
+        str | None,
+        typer.Option("--at", help="With --expr: parameter values or grids, e.g. 'lam=0.1' or 'z=0.5+0.1j'."),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="With --expr: table, csv, json or parquet.")
+    ] = "table",
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="With --expr: write the values to this file (atomically).")
+    ] = None,
+    student: Annotated[
+        str | None,
+        typer.Option("--student", help="With --expr: activation whose constants mu0, mu1, mu2 the expression uses."),
+    ] = None,
+    center: Annotated[bool, typer.Option("--center/--no-center", help="Centre the activation.")] = True,
+    entries: Annotated[
+        str, typer.Option("--entries", help="With --expr: Gaussian entries unit (N(0,1)) or scaled (N(0,1/L)).")
+    ] = "unit",
+    branch: Annotated[
+        str, typer.Option("--branch", help="With --expr: scale (each point from t = 0) or grid (warm starts).")
+    ] = "scale",
 ) -> None:
-    """Print the equations of a system derived by the matrix Dyson rule (20-pencils.md)."""
+    """Print the equations of a system derived by the matrix Dyson rule (docs/engine.md), or of a
+    matrix expression through its automatic linear pencil (--expr, docs/expressions.md)."""
+    if expr is not None:
+        from ...errors import ParameterError
+        from .derive_expression import run_derive_expression
+
+        if system is not None:
+            raise ParameterError("system", system, "absent when --expr is given (one or the other)")
+        if dims is None:
+            raise ParameterError("--dims", None, "the shapes of the matrices in --expr, e.g. 'X:n,d; W:d,N'")
+        return run_derive_expression(
+            expr, dims, ratios, at, latex=latex, fmt=fmt, out=out, student=student,
+            center=center, entries=entries, branch=branch,
+        )
     import sympy as sp
 
     from ...errors import ParameterError

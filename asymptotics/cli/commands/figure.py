@@ -35,19 +35,18 @@ def figure_command(
     no_progress: NoProgressOpt = False,
 ) -> None:
     """Compute and draw one figure of `asymptotics reproduce` into --out (PNG, PDF, tables, report.md)."""
-    from ...reproduce.registry import items, missing_requirements
+    from ...reproduce.registry import items
 
     if list_items:
         from rich.console import Console
         from rich.table import Table
 
         t = Table(title="asymptotics reproduce: figures and tables", show_lines=True)
-        for col in ("name", "kind", "reproduces", "checks", "available"):
+        for col in ("name", "kind", "reproduces", "checks"):
             t.add_column(col, overflow="fold")
         for it in items():
-            miss = missing_requirements(it)
-            t.add_row(it.name, it.kind, it.paper, it.checks, "yes" if not miss else "needs " + ", ".join(miss))
-        Console(width=160).print(t)
+            t.add_row(it.name, it.kind, it.paper, it.checks)
+        Console().print(t)
         return
     if name is None:
         from ...errors import ParameterError

@@ -50,7 +50,7 @@ def summarise(manifest: dict, out: Path) -> int:
         t.add_row(name, rec["status"], f"{comp.get('passed', 0)}/{comp.get('total', 0)}" if comp else "—",
                   f"{mz:.2f}" if mz is not None else "—", f"{rec['timings'].get('total_s', 0):.1f}",
                   rec.get("reason", "")[:90])
-    console = Console(stderr=True, width=max(Console(stderr=True).width, 150))
+    console = Console(stderr=True)
     console.print(t)
     c = manifest["cache"]
     console.print(f"simulations: {c['misses']} computed, {c['hits']} from the cache ({c['dir']}); "

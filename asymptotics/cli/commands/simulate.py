@@ -32,10 +32,48 @@ import typer
 
 from ...errors import ParameterError
 from ...grids import parse_values
-from ...results import Result, base_meta
-from ..common import CenterOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, build_grid, emit
+from ...memory import check_memory, parse_memory
+from ...params import check_int
+from ...results import Columns, Result, base_meta
+from ..common import (
+    AllOpt,
+    CenterOpt,
+    ColumnsOpt,
+    FormatOpt,
+    MaxMemoryOpt,
+    OutOpt,
+    StudentOpt,
+    TeacherOpt,
+    build_grid,
+    check_output,
+    emit,
+    resolve_activation,
+)
 
 GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
+#: Caps of one command: seeds per point, test points per seed, grid points, all (point, seed) tasks.
+MAX_SEEDS = 100_000
+MAX_TEST = 10_000_000
+MAX_POINTS = 10_000
+MAX_TASKS = 100_000
+MAX_WORKERS = 1024
+
+_SIM_PARAMS = ("d", "psi1", "psi2", "eta", "eta_exponent", "alpha", "alpha0", "beta", "eta_tilde", "c", "r",
+               "gamma", "lam", "noise", "steps")
+#: The quantities the table shows by default, per protocol and measurement group (mean ± s.e.).
+_SHOWN = {
+    "ba": {"risk": ("risk0", "risk1", "delta"), "spike": ("overlap_beta",), "ck": ("ck_outlier",)},
+    "cui": {"risk": ("test_error",), "spike": ("r", "c", "gamma")},
+    "srf": {"risk": ("test_error", "train_error")},
+}
+
+
+def table_columns(measure: tuple[str, ...], protocol: str) -> Columns:
+    """The default table of a simulation: the varying grid parameters and the measured quantities."""
+    shown = [q for group in measure for q in _SHOWN[protocol].get(group, ())]
+    if protocol == "srf":
+        shown = list(_SHOWN["srf"]["risk"])
+    return Columns(_SIM_PARAMS, tuple(shown))
 
 #: grid parameters of each protocol (CLI option name → config field)
 _PROTOCOL_GRIDS = {
@@ -142,14 +180,23 @@ def simulate_command(
     per_seed: Annotated[
         bool, typer.Option("--per-seed", help="one row per seed instead of mean ± s.e.")
     ] = False,
+    max_memory: MaxMemoryOpt = None,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
+    columns: ColumnsOpt = None,
+    show_all: AllOpt = False,
 ) -> None:
     """Monte-Carlo simulation of the one-step network: risks, spike, CK (mean ± s.e. over seeds)."""
-    from validation.simulator import config_class, simulate_many
-
-    cls = config_class(protocol)
-    proto = cls.protocol
+    check_output(fmt, out)
+    seeds = check_int("--seeds", seeds, 1, MAX_SEEDS)
+    n_test = check_int("--n-test", n_test, 2, MAX_TEST)
+    workers = check_int("--workers", workers, 1, MAX_WORKERS)
+    if blas_threads is not None:
+        check_int("--blas-threads", blas_threads, 1, 4096)
+    check_int("--seed", root_seed, 0)
+    proto = protocol.strip().lower()
+    if proto not in _PROTOCOL_GRIDS:
+        raise ParameterError("--protocol", protocol, "one of ba, cui, srf")
     texts = {
         "d": d, "psi1": psi1, "psi2": psi2, "eta": eta, "eta_exponent": eta_exponent, "alpha": alpha,
         "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma, "lam": lam,
@@ -187,7 +234,18 @@ def simulate_command(
     ro = parse_readout(readout)
     if ro is not None:
         fixed.update(readout_values=ro[0], readout_proportions=ro[1])
-    grid = build_grid(**{name: texts[name] for name in allowed})
+    if max_memory is not None:
+        parse_memory(max_memory, "--max-memory")
+    grid = build_grid(MAX_POINTS, **{name: texts[name] for name in allowed})
+    if len(grid) * seeds > MAX_TASKS:
+        raise ParameterError("--seeds", seeds, f"at most {MAX_TASKS} (grid points × seeds) tasks in one command",
+                             f"{len(grid)} points × {seeds} seeds; use asymptotics sweep for larger runs")
+    resolve_activation(student, center, "student")  # one error naming the option, moments checked
+    resolve_activation(teacher, center, "teacher")
+    from validation.simulator import config_class, simulate_many
+    from validation.simulator.config import memory_estimate
+
+    cls = config_class(proto)
     configs = []
     for point in grid:
         if "d" in point:
@@ -195,6 +253,10 @@ def simulate_command(
         if "steps" in point:
             point["steps"] = int(point["steps"])
         configs.append(cls(**fixed, **point))
+    largest = max(configs, key=memory_estimate)
+    parallel = min(workers, len(configs) * seeds)
+    what = f"simulate at d = {largest.d}" + (f" with {parallel} workers" if parallel > 1 else "")
+    check_memory(what, parallel * memory_estimate(largest), max_memory)
 
     from rich.console import Console
     from rich.progress import (
@@ -251,7 +313,10 @@ def simulate_command(
         elapsed_s=first["elapsed_s"],
         simulator_versions=first["versions"],
     )
-    emit(Result(rows=rows, meta=meta), fmt, out)
+    table = table_columns(configs[0].measure, proto)
+    if per_seed:
+        table = Columns(table.params + ("seed",), table.values)
+    emit(Result(rows=rows, meta=meta, columns=table), fmt, out, columns, show_all)
 
 
 def register(app: typer.Typer) -> None:

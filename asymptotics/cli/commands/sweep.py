@@ -23,7 +23,7 @@ def sweep_command(
     max_memory: Annotated[str | None, typer.Option("--max-memory", help="Memory bound per task (and per local:N worker), e.g. 8GiB; tasks estimated above it are refused.")] = None,
     retries: Annotated[int | None, typer.Option("--retries", help="Times a task whose worker died is retried (default 2).")] = None,
     batch_size: Annotated[int | None, typer.Option("--batch-size", help="Tasks per executor job (default 1; raise it for millisecond tasks on a cluster).")] = None,
-    threads_per_task: Annotated[int | None, typer.Option("--threads-per-task", help="BLAS/numba threads per task (default: all cores in-process, cores // N for processes:N and local:N).")] = None,
+    threads_per_task: Annotated[int | None, typer.Option("--threads-per-task", help="BLAS/numba threads per task (default: from the task size: 1 thread below 1e10 flops, else all cores in-process, cores // N on N workers).")] = None,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Also rerun tasks recorded as failed.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate the config and show what would run; run nothing.")] = False,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: when stderr is a terminal).")] = None,
@@ -72,7 +72,7 @@ def _list_quantities() -> None:
         except Exception as exc:  # the simulator may not be importable here
             params = f"(unavailable: {type(exc).__name__})"
         t.add_row(name, "yes" if q.seeded else "no", params, q.description)
-    Console(width=max(Console().width, 160)).print(t)
+    Console().print(t)
 
 
 def register(app: typer.Typer) -> None:

@@ -17,6 +17,7 @@ Examples::
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Annotated
 
@@ -24,17 +25,33 @@ import numpy as np
 import typer
 
 from ...errors import DegenerateWarning, ParameterError
-from ...grids import parse_values
-from ...params import check_positive
-from ...results import Result, base_meta
-from ..common import CenterOpt, FormatOpt, OutOpt, activations_meta, emit, grid_option, resolve_activation
+from ...grids import cartesian, parse_values
+from ...params import check_in_range, check_positive
+from ...results import Columns, Result, base_meta, record
+from ..common import (
+    AllOpt,
+    CenterOpt,
+    ColumnsOpt,
+    FormatOpt,
+    OutOpt,
+    StudentOpt,
+    TeacherOpt,
+    activations_meta,
+    check_output,
+    emit,
+    grid_option,
+    resolve_activation,
+)
 
-StudentOpt = Annotated[
-    str, typer.Option("--student", help="Student activation σ (a built-in name or an expression in x).")
-]
-TeacherOpt = Annotated[
-    str, typer.Option("--teacher", help="Teacher activation σ* (a built-in name or an expression in x).")
-]
+#: Supported input scales a, b of σ(a x), σ*(b x): the quadrature's cost grows with the scale.
+SCALE_RANGE = (1e-3, 1e3)
+#: Most (student scale, teacher scale) points, and (scale, ψ1) points of ``bounds``.
+MAX_POINTS = 100_000
+TAU_TABLE = Columns(("student_scale", "teacher_scale"),
+                    ("tau_star", "kappa_star", "infimum_at", "status", "error", "kernel_bound", "beats_every_kernel"))
+BOUNDS_TABLE = Columns(("student_scale", "teacher_scale", "psi1"),
+                       ("tau_star", "kappa_star", "kernel_bound", "upper_bound", "beats_every_kernel",
+                        "psi1_crossover"))
 FitConstantOpt = Annotated[
     bool,
     typer.Option(
@@ -46,6 +63,7 @@ MethodOpt = Annotated[
     str,
     typer.Option(
         "--method",
+        metavar="METHOD",
         help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).",
     ),
 ]
@@ -53,18 +71,22 @@ DpsOpt = Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath
 
 
 def _scales(name: str, text: str) -> list[float]:
-    return [check_positive(name, v) for v in parse_values(name, text)]
+    lo, hi = SCALE_RANGE
+    return [check_in_range(name, check_positive(name, v), lo, hi) for v in parse_values(name, text)]
 
 
 def _tau_rows(student, teacher, center, fit_constant, a_text, b_text, method, dps):
+    a = _scales("student_scale", a_text)
+    b = _scales("teacher_scale", b_text)
+    cartesian(max_points=MAX_POINTS, student_scale=a, teacher_scale=b)  # size check only
+    if method not in ("auto", "closed", "compiled", "mpmath"):
+        raise ParameterError("--method", method, "one of auto, closed, compiled, mpmath")
+    if not 10 <= dps <= 200:
+        raise ParameterError("--dps", dps, "an integer in [10, 200]")
     from ...theory.large_step import kernel_lower_bound, tau_star, tau_star_grid
 
     s = resolve_activation(student, False, "student")
     t = resolve_activation(teacher, False, "teacher")
-    a = _scales("student_scale", a_text)
-    b = _scales("teacher_scale", b_text)
-    if method not in ("auto", "closed", "compiled", "mpmath"):
-        raise ParameterError("--method", method, "one of auto, closed, compiled, mpmath")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DegenerateWarning)
         if method == "compiled" or (method == "auto" and _no_closed_form(s, t)):
@@ -95,7 +117,7 @@ def _tau_rows(student, teacher, center, fit_constant, a_text, b_text, method, dp
     kb = {bi: kernel_lower_bound(t, teacher_scale=bi) for bi in b}
     rows = []
     for r in results:
-        row = r.as_dict()
+        row = record(r)
         row["kernel_bound"] = kb[r.teacher_scale]
         row["beats_every_kernel"] = bool(10.0 * r.tau_star < row["kernel_bound"])
         rows.append(row)
@@ -118,26 +140,14 @@ def tau_star_command(
     dps: DpsOpt = 30,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
+    columns: ColumnsOpt = None,
+    show_all: AllOpt = False,
 ) -> None:
     """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²."""
+    check_output(fmt, out)
     s, t, _, rows, notes = _tau_rows(
         student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps
     )
-    if fmt == "table" and out is None:
-        keep = (
-            "student_scale",
-            "teacher_scale",
-            "tau_star",
-            "kappa_star",
-            "status",
-            "error",
-            "kernel_bound",
-            "beats_every_kernel",
-            "method",
-        )
-        rows_out = [{k: r[k] for k in keep} for r in rows]
-    else:
-        rows_out = rows
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     meta = base_meta(
@@ -147,12 +157,13 @@ def tau_star_command(
         fit_constant=fit_constant,
         method=method,
         notes=notes,
+        formulas="docs/large-step.md",
         **activations_meta(
             student=resolve_activation(student, center, "student"),
             teacher=resolve_activation(teacher, center, "teacher"),
         ),
     )
-    emit(Result(rows=rows_out, meta=meta), fmt, out)
+    emit(Result(rows=rows, meta=meta, columns=TAU_TABLE), fmt, out, columns, show_all)
 
 
 def bounds_command(
@@ -173,14 +184,21 @@ def bounds_command(
     dps: DpsOpt = 30,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
+    columns: ColumnsOpt = None,
+    show_all: AllOpt = False,
 ) -> None:
     """Kernel lower bound μ2*², upper bound 10τ* + C(√τ*√(d/n) + d/n) on a ψ1 grid, and the verdict."""
-    from ...theory.large_step import large_step_bounds
-
+    check_output(fmt, out)
     psi1_vals = [check_positive("psi1", v) for v in parse_values("psi1", psi1)]
+    if not (math.isfinite(constant) and constant >= 0):
+        raise ParameterError("--constant", constant, ">= 0 and finite (the unspecified constant C of the theorem)")
+    cartesian(max_points=MAX_POINTS, scales=parse_values("student_scale", student_scale),
+              teacher_scale=parse_values("teacher_scale", teacher_scale), psi1=psi1_vals)  # size check only
     s, t, results, tau_rows, notes = _tau_rows(
         student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps
     )
+    from ...theory.large_step import large_step_bounds
+
     rows = []
     caveats: list[str] = []
     for res, tr in zip(results, tau_rows, strict=True):
@@ -189,19 +207,6 @@ def bounds_command(
         for r in b.rows():
             r.update(kappa_limit=tr["kappa_limit"], error=tr["error"])
             rows.append(r)
-    if fmt == "table" and out is None:
-        keep = (
-            "student_scale",
-            "teacher_scale",
-            "psi1",
-            "tau_star",
-            "kappa_star",
-            "kernel_bound",
-            "upper_bound",
-            "beats_every_kernel",
-            "psi1_crossover",
-        )
-        rows = [{k: r[k] for k in keep} for r in rows]
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     meta = base_meta(
@@ -212,12 +217,13 @@ def bounds_command(
         center=center,
         fit_constant=fit_constant,
         notes=notes + caveats,
+        formulas="docs/large-step.md",
         **activations_meta(
             student=resolve_activation(student, center, "student"),
             teacher=resolve_activation(teacher, center, "teacher"),
         ),
     )
-    emit(Result(rows=rows, meta=meta), fmt, out)
+    emit(Result(rows=rows, meta=meta, columns=BOUNDS_TABLE), fmt, out, columns, show_all)
 
 
 def register(theory_app: typer.Typer) -> None:

@@ -2,7 +2,7 @@
 protocol, Gaussian readout), in the proportional limit N = ∞ and at finite width N.
 
 The network after the step is a spiked random-features model with a continuous law of readout
-types u = √N a⁰ ~ N(0, 1) (``35-large-step-gaussian-readout.md``; ``docs/large-step-exact.md``).
+types u = √N a⁰ ~ N(0, 1) (``docs/large-step-exact.md``).
 Every numeric option accepts a grid (``0.5``, ``1,2,4``, ``0:3:7``, ``log:1e-3:1:4``); several grids
 form a Cartesian product.
 
@@ -35,29 +35,35 @@ import typer
 
 from ...errors import ConvergenceError, ParameterError
 from ...grids import cartesian, parse_values
-from ...params import RULES, check_int, check_nonnegative
-from ...results import Result, base_meta
+from ...params import check_int, check_nonnegative
+from ...results import Columns, Result, base_meta, record
 from ..common import (
+    AllOpt,
     CenterOpt,
+    ColumnsOpt,
     FormatOpt,
     OutOpt,
     StudentOpt,
     TeacherOpt,
     activations_meta,
+    check_output,
     emit,
+    grid_values,
+    progress,
     resolve_activation,
 )
 
 GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
-
-_TABLE_KEYS = ("psi1", "psi2", "lam", "c", "noise", "width", "risk1", "spike_error", "kernel_bound", "tau_star",
-               "beats_kernels", "types", "type_error", "status")
+#: Most solved points (grid points × widths × type counts) of one command.
+MAX_POINTS = 20_000
+#: Largest number of readout types K and of κ nodes.
+MAX_TYPES = 4096
+TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types"),
+                ("risk1", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
 
 
 def _grid(name: str, text: str, rule=None):
-    vals = parse_values(name, text)
-    rule = rule or (RULES[name][0] if name in RULES else None)
-    return [rule(name, v) for v in vals] if rule else vals
+    return grid_values(name, text, rule)
 
 
 def _widths(text: str) -> list[float]:
@@ -65,7 +71,7 @@ def _widths(text: str) -> list[float]:
     for part in str(text).split(","):
         p = part.strip()
         if not p:
-            continue
+            raise ParameterError("--width", text, "a comma list of widths N >= 1 and/or inf", "empty item")
         if p.lower() in ("inf", "infinity"):
             out.append(math.inf)
             continue
@@ -85,9 +91,9 @@ def _tau_star(s_act, t_act) -> dict:
     try:
         r = tau_star(s_act, t_act)
     except (ConvergenceError, ParameterError) as exc:
-        return {"tau_star": None, "kappa_star": None, "tau_status": f"failed: {exc}"}
+        return {"tau_star": None, "kappa_star": None, "tau_status": f"failed: {exc}", "tau_infimum_at": None}
     ks = r.kappa_star if math.isfinite(r.kappa_star) else None
-    return {"tau_star": r.tau_star, "kappa_star": ks, "tau_status": r.status}
+    return {"tau_star": r.tau_star, "kappa_star": ks, "tau_status": r.status, "tau_infimum_at": r.infimum_at}
 
 
 def large_step_command(
@@ -104,26 +110,27 @@ def large_step_command(
     types: Annotated[str | None, typer.Option("--types", help="number K of readout types (a list for quantile types, e.g. 2,4,8,16,32); default 32 (hermite), 16 (quantile).")] = None,
     readout_values: Annotated[str | None, typer.Option("--readout-values", help="type values u for --readout given, e.g. 0.5,1.5 (equal proportions unless --readout-proportions).")] = None,
     readout_proportions: Annotated[str | None, typer.Option("--readout-proportions", help="proportions of the given types.")] = None,
-    kappa_nodes: Annotated[int, typer.Option("--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling).")] = 61,
+    kappa_nodes: Annotated[int, typer.Option("--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000].")] = 61,
     check: Annotated[bool, typer.Option("--check/--no-check", help="check convergence in K and in the κ rule (default) or solve once.")] = True,
     center: CenterOpt = True,
     tol: Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")] = 1e-12,
     keep_going: Annotated[bool, typer.Option("--keep-going", help="write failed points as rows with their status (numbers null) instead of stopping.")] = False,
     fmt: FormatOpt = "table",
     out: OutOpt = None,
+    columns: ColumnsOpt = None,
+    show_all: AllOpt = False,
 ) -> None:
     """Exact risk R1 after one large step η = c√N with a Gaussian readout (N = ∞ and finite N)."""
-    from ...theory.large_step.gaussian_readout import gaussian_readout_risk, width_from_dimension
-
+    check_output(fmt, out)
     if not (1e-16 <= tol < 1):
         raise ParameterError("--tol", tol, "in [1e-16, 1)")
     if readout not in ("hermite", "quantile", "given"):
         raise ParameterError("--readout", readout, "hermite, quantile or given")
-    s_act = resolve_activation(student, center, "student")
-    t_act = resolve_activation(teacher, center, "teacher")
+    if not 8 <= kappa_nodes <= 1000:
+        raise ParameterError("--kappa-nodes", kappa_nodes, "an integer in [8, 1000]")
     widths = _widths(width)
-    dims = None if d is None else [check_int("--d", v, 2) for v in parse_values("--d", d)]
-    type_list = [None] if types is None else [check_int("--types", v, 1) for v in parse_values("--types", types)]
+    dims = None if d is None else [check_int("--d", v, 2, 10**9) for v in parse_values("--d", d)]
+    type_list = [None] if types is None else [check_int("--types", v, 1, MAX_TYPES) for v in parse_values("--types", types)]
     if readout == "given":
         if readout_values is None:
             raise ParameterError("--readout-values", None, "given with --readout given")
@@ -135,43 +142,48 @@ def large_step_command(
         rv = rp = None
     grid = cartesian(psi1=_grid("psi1", psi1), psi2=_grid("psi2", psi2), lam=_grid("lam", lam),
                      noise=_grid("noise", noise), c=_grid("c", c, check_nonnegative))
+    cartesian(max_points=MAX_POINTS, grid=grid, width=list(widths) + list(dims or []), types=type_list)  # size only
+    from ...theory.large_step.gaussian_readout import gaussian_readout_risk, width_from_dimension
+
+    s_act = resolve_activation(student, center, "student")
+    t_act = resolve_activation(teacher, center, "teacher")
     tau = _tau_star(s_act, t_act)
     rows, n_failed = [], 0
-    for pt in grid:
-        ws = list(widths)
-        labels = [None] * len(ws)
-        if dims:
-            for dd in dims:
-                ws.append(width_from_dimension(pt["psi2"], dd))
-                labels.append(dd)
-        for K in type_list:
-            res = gaussian_readout_risk(s_act, t_act, pt["psi1"], pt["psi2"], pt["lam"], c=pt["c"], noise=pt["noise"],
-                                        width=ws, readout=readout, types=K, readout_values=rv,
-                                        readout_proportions=rp, kappa_nodes=kappa_nodes, tol=tol, check=check,
-                                        on_failure="return")
-            for r, dd in zip(res, labels, strict=True):
-                if not r.converged:
-                    n_failed += 1
-                    if not keep_going:
-                        raise ConvergenceError(f"{r.message} (use --keep-going to write failed points as rows)")
-                row = r.as_dict()
-                if dd is not None:
-                    row["d"] = dd
-                row.update(tau)
-                rows.append(row)
-    if fmt == "table" and out is None:
-        rows = [{k: row.get(k) for k in _TABLE_KEYS} for row in rows]
+    with progress(len(grid) * len(type_list), "theory large-step") as step:
+        for pt in grid:
+            ws = list(widths)
+            labels = [None] * len(ws)
+            if dims:
+                for dd in dims:
+                    ws.append(width_from_dimension(pt["psi2"], dd))
+                    labels.append(dd)
+            for K in type_list:
+                res = gaussian_readout_risk(s_act, t_act, pt["psi1"], pt["psi2"], pt["lam"], c=pt["c"], noise=pt["noise"],
+                                            width=ws, readout=readout, types=K, readout_values=rv,
+                                            readout_proportions=rp, kappa_nodes=kappa_nodes, tol=tol, check=check,
+                                            on_failure="return")
+                step()
+                for r, dd in zip(res, labels, strict=True):
+                    if not r.converged:
+                        n_failed += 1
+                        if not keep_going:
+                            raise ConvergenceError(f"{r.message} (use --keep-going to write failed points as rows)")
+                    row = record(r)
+                    if dd is not None:
+                        row["d"] = dd
+                    row.update(tau)
+                    rows.append(row)
     meta = base_meta(
         command="theory large-step",
         model="Ba et al. one large step eta = c sqrt(N), Gaussian readout: typed spiked RF "
-              "(35-large-step-gaussian-readout.md)",
+              "(docs/large-step-exact.md)",
         activations=activations_meta(student=s_act, teacher=t_act),
         readout=readout, tolerance=tol, checked=check, failed=n_failed,
         conventions="Ba et al.: psi1 = n/d, psi2 = N/d, ridge (1/n)|y - Phi a|^2 + (lam/N)|a|^2; risk1 = "
                     "E(f_hat - f*)^2 excludes the label noise; width 'inf' = proportional limit; finite width: "
                     "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected)",
     )
-    emit(Result(rows=rows, meta=meta), fmt, out)
+    emit(Result(rows=rows, meta=meta, columns=TABLE), fmt, out, columns, show_all)
 
 
 def register(theory_app: typer.Typer) -> None:

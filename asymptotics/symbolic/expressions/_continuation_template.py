@@ -29,7 +29,7 @@ def outputs(x, p):  # placeholder: the system's outputs
 
 @njit(cache=True)
 def newton(x0, p, atol, rtol, max_steps):  # placeholder: the system's compiled Newton
-    return x0, 0, 0, 0.0
+    return x0, 0, 0, 0.0, False  # (x, status, iterations, residual, at_roundoff_floor)
 
 
 # ---- kernels (copied into the rendered module) ----
@@ -51,7 +51,7 @@ def _distance(a, b):
 def continue_point(p, t_index, atol, rtol, max_steps, h0, hmin, hmax, delta):
     q = p.copy()
     q[t_index] = 0.0
-    x, st, total, res = newton(start(q), q, atol, rtol, max_steps)
+    x, st, total, res, _ = newton(start(q), q, atol, rtol, max_steps)
     if st != 0:
         return x, st, total, res
     t = 0.0
@@ -65,7 +65,7 @@ def continue_point(p, t_index, atol, rtol, max_steps, h0, hmin, hmax, delta):
         else:
             xp = x.copy()
         q[t_index] = tn
-        xn, st, it, res = newton(xp, q, atol, rtol, max_steps)
+        xn, st, it, res, _ = newton(xp, q, atol, rtol, max_steps)
         total += it
         dist = _distance(xn, xp)
         if st == 0 and dist <= delta:

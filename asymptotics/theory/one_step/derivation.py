@@ -250,7 +250,7 @@ def generated_path():
 
 
 if __name__ == "__main__":  # pragma: no cover
-    from ..._cache import atomic_write_text
+    from ...atomic import write_text
 
-    atomic_write_text(generated_path(), render_module())
+    write_text(generated_path(), render_module(), name="generated spike module")
     print(f"wrote {generated_path()}")

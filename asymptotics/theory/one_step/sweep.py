@@ -3,8 +3,9 @@
 Register with, e.g.::
 
     from asymptotics.sweeps import Param, register_quantity
+    from asymptotics.theory.one_step.sweep import risk_point
     register_quantity(
-        "theory.one_step.risk", "asymptotics.theory.one_step.sweep:risk_point",
+        "theory.one_step.risk", risk_point,
         parameters={"student": Param("str"), "teacher": Param("str"), "center": Param("bool", True),
                     "psi1": Param("float"), "psi2": Param("float"), "lam": Param("float"),
                     "eta": Param("float", 0.0), "noise": Param("float", 0.0), "route": Param("str", "B")},

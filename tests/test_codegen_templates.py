@@ -1,0 +1,169 @@
+"""The template files of asymptotics.codegen, imported directly with their hand-written
+placeholders (reference systems with closed forms), and the same kernels rendered from sympy.
+
+The stopping rule is checked where a test scaled by the unknowns fails deterministically: the
+placeholder system of ``system_solvers.py`` is F = (a² − 2q², ab − 2kq), a = q√2, b = k√2, and for
+q a power of two a² − 2q² never vanishes in float64 (√2 is irrational; a = q·x scales the
+rounding of x² exactly) while its smallest value near the root, ≈ 2.7e-16·q², exceeds
+rtol·|a| ≈ 1.4e-13·q once q ≳ 10³.
+"""
+
+import ast
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from asymptotics.codegen.templates import ACTIVATION, MARKER, NEWTON_MAP_GRID, SYSTEM_SOLVERS, render_template
+from asymptotics.codegen.templates import activation as act_template
+from asymptotics.codegen.templates import newton_map_grid as nm
+from asymptotics.codegen.templates import system_solvers as ss
+from asymptotics.solvers import FixedPoint, Status, compile_system, fixed_point
+from asymptotics.solvers.result import ROUNDOFF
+from asymptotics.symbolic import EquationSystem
+
+SQRT2 = math.sqrt(2.0)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_template_constants_are_the_solvers_vocabulary():
+    assert (ss.CONVERGED, ss.MAX_STEPS, ss.NONFINITE, ss.SINGULAR) == (
+        Status.CONVERGED, Status.MAX_STEPS, Status.NONFINITE, Status.SINGULAR)
+    assert ss.ROUNDOFF == ROUNDOFF and ss.EPS == np.finfo(float).eps
+
+
+@pytest.mark.parametrize("q", [2.0**17, 2.0**20, 2.0**26], ids=["1e5", "1e6", "7e7"])
+def test_system_template_newton_at_large_components(q):
+    p = np.array([q, 1.0])
+    x, st, it, res, floor = ss.newton(ss.start(p), p, 1e-13, 1e-13, 50)
+    assert st == Status.CONVERGED and not floor and res <= 1e-13
+    assert abs(x[0] - q * SQRT2) <= 4 * np.spacing(q * SQRT2) and abs(x[1] - SQRT2) <= 8e-16 * SQRT2
+    # the unknown-scaled test cannot pass at this point (deterministic: see the module docstring)
+    ok_old, finite, _, _ = ss.residual_test(ss.residual(x, p), x, np.abs(x), 1e-13, 1e-13)
+    assert finite and not ok_old
+    # below the floor's tolerance: accepted at the round-off floor, same root
+    x2, st2, _, _, floor2 = ss.newton(ss.start(p), p, 1e-300, 1e-18, 50)
+    assert st2 == Status.CONVERGED and floor2
+    assert abs(x2[0] - q * SQRT2) <= 4 * np.spacing(q * SQRT2)
+
+
+def test_system_template_statuses_and_grid():
+    p = np.array([2.0**20, 1.0])
+    _, st, *_ = ss.newton(np.array([0.0, 1.0]), p, 1e-13, 1e-13, 50)  # J = [[0, 0], [1, 0]]
+    assert st == Status.SINGULAR
+    _, st, it, *_ = ss.newton(np.array([1.0, 1.0]), p, 1e-13, 1e-13, 2)
+    assert st == Status.MAX_STEPS and it == 2
+    _, st, _, res, _ = ss.newton(np.array([1.0, 1.0]), np.array([np.inf, 1.0]), 1e-13, 1e-13, 5)
+    assert st == Status.NONFINITE and math.isinf(res)
+    qs = 2.0 ** np.arange(0, 27)
+    P = np.column_stack([qs, np.full_like(qs, 0.5)])
+    X, status, iters, resid, floors, Y = ss.solve_grid_full(ss.start(P[0])[None, :], P, 1e-13, 1e-13, 50, True,
+                                                            -1, 0.0, 1)
+    assert np.all(status == 0) and np.all(resid <= 1e-13)
+    # the rule |F_0| ≤ rtol·4q² bounds |Δa|/a by rtol (warm starts stop as soon as it holds)
+    np.testing.assert_allclose(X[:, 0], qs * SQRT2, rtol=1.01e-13)
+    np.testing.assert_allclose(Y[:, 0], qs / 0.5, rtol=3e-13)  # outputs: a/b = q/k
+
+
+def test_newton_map_template_iterated_by_the_fixed_point_solver():
+    """F = (g0² − p0, g0 g1 − p1): g0 = √p0, g1 = p1/√p0 over a wide range of scales."""
+    p0 = np.geomspace(1e-6, 1e6, 50)
+    p1 = np.geomspace(1e3, 1e-3, 50)
+    P = np.column_stack([p0, p1])
+    U0 = np.zeros((2, 50))
+    sol = fixed_point(nm.newton_map, U0, args=(P,), solver=FixedPoint(atol=1e-14, rtol=1e-14, max_steps=100))
+    assert sol.converged
+    g = np.exp(sol.value)
+    np.testing.assert_allclose(g[0], np.sqrt(p0), rtol=1e-13)
+    np.testing.assert_allclose(g[1], p1 / np.sqrt(p0), rtol=1e-13)
+    Y, R = nm.finish(sol.value, P)
+    np.testing.assert_allclose(Y[:, 0], p1, rtol=1e-13)
+    assert np.all(R <= 1e-14)
+    far = nm.newton_map(np.full((2, 1), 50.0), P[:1])  # clipped steps keep the iterate finite
+    assert np.all(np.abs(far - 50.0) <= nm.CLIP)
+
+
+def test_activation_template_placeholders_are_erf():
+    xs = np.linspace(-4, 4, 9)
+    ref = np.array([math.erf(v) for v in xs])
+    np.testing.assert_allclose([act_template.f(v) for v in xs], ref, rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(act_template.f_np(xs), ref, rtol=1e-15, atol=1e-16)
+    h = 1e-5  # σ' and σ'' against central differences of the closed form
+    np.testing.assert_allclose([act_template.df(v) for v in xs],
+                               [(math.erf(v + h) - math.erf(v - h)) / (2 * h) for v in xs], rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(act_template.d2f_np(xs), [act_template.d2f(v) for v in xs], rtol=1e-15)
+    assert abs(float(act_template.df_mp(0.5)) - act_template.df(0.5)) < 1e-15
+
+
+def test_generated_system_uses_the_term_scaled_rule():
+    """The placeholder system derived by sympy and rendered by lower(): the generated
+    residual_scale is Σ|terms| and the generated module converges at q = 2^26 (≈ 7e7)."""
+    a, b, q, k = sp.symbols("a b q k")
+    S = EquationSystem("sqrt2_scaled", (a, b), (a**2 - 2 * q**2, a * b - 2 * k * q), outputs={"ratio": a / b},
+                       start={a: q, b: k})
+    cs = compile_system(S)
+    qv = 2.0**26
+    x = np.array([qv * SQRT2, 0.75 * SQRT2])
+    pv = np.array([{"q": qv, "k": 0.75}[n] for n in cs.parameters])
+    np.testing.assert_allclose(cs.module.residual_scale(x, pv), [x[0] ** 2 + 2 * qv**2, x[0] * x[1] + 2 * 0.75 * qv],
+                               rtol=1e-15)
+    sol = cs.solve(q=qv, k=0.75, atol=1e-13, rtol=1e-13)
+    assert sol.converged and not sol.result.at_roundoff_floor
+    assert abs(sol["a"] - qv * SQRT2) <= 4 * np.spacing(qv * SQRT2) and abs(sol["ratio"] - qv / 0.75) <= 1e-15 * qv
+    floor = cs.solve(q=qv, k=0.75, atol=1e-300, rtol=1e-18)
+    assert floor.converged and floor.result.at_roundoff_floor and "round-off floor" in floor.result.message
+    grid = cs.solve_grid(q=2.0 ** np.arange(10, 27), k=0.75)
+    assert grid.converged and grid.at_roundoff_floor.dtype == bool
+
+
+def test_rendering_copies_the_kernels_verbatim():
+    for template in (SYSTEM_SOLVERS, NEWTON_MAP_GRID, ACTIVATION):
+        text = template.read_text()
+        src = render_template(template, origin="test", definitions="N_OUTPUTS = 1")
+        assert src.startswith("# Generated by asymptotics.codegen from") and src.endswith(text[text.index(MARKER):])
+
+
+def _non_docstring_strings(tree):
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node
+
+
+@pytest.mark.parametrize("folder", ["asymptotics/codegen", "asymptotics/solvers", "asymptotics/symbolic",
+                                    "asymptotics/activations", "asymptotics/random_matrix"])
+def test_no_numba_source_in_python_strings(folder):
+    """Generated code comes from template files; printed expressions are plain Python."""
+    files = sorted((ROOT / folder).rglob("*.py"))
+    files += [ROOT / "asymptotics/theory/one_step/_route_pencil_kernel.py"]
+    for f in files:
+        for node in _non_docstring_strings(ast.parse(f.read_text())):
+            assert "njit" not in node.value and "prange" not in node.value, f"{f}:{node.lineno}"
+
+
+def test_docstring_examples_run():
+    """The executable examples of the code-generation and solver modules."""
+    import doctest
+    import sys
+
+    import asymptotics.activations.lowering as lowering
+    import asymptotics.codegen.expressions as expressions
+    import asymptotics.codegen.modules as modules
+    import asymptotics.codegen.printing as printing
+    import asymptotics.codegen.templates as templates
+    import asymptotics.solvers as solvers
+    import asymptotics.solvers.config as config
+    import asymptotics.solvers.newton as newton
+    import asymptotics.solvers.result as result
+
+    fp = sys.modules["asymptotics.solvers.fixed_point"]  # the package attribute is the function
+    for mod in (printing, expressions, modules, templates, lowering, solvers, config, fp, newton, result):
+        failed, tried = doctest.testmod(mod)
+        assert failed == 0 and tried > 0, mod.__name__
