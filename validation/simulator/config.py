@@ -1,13 +1,13 @@
 r"""Configurations of the three simulated protocols: small, immutable, validated on construction.
 
 * :class:`BaConfig` — the network of Ba, Erdogdu, Suzuki, Wang, Wu & Yang (2022)
-  (``shared/theory/10-one-step.md`` §1): Gaussian W₀ (entries N(0, 1/d)) and readout a
+  (``docs/one-step.md``): Gaussian W₀ (entries N(0, 1/d)) and readout a
   (entries N(0, 1/N)), one (or ``steps``) full-batch gradient step(s) W₁ = W₀ + η√N G₀ on n = ψ1·d
   samples, ridge with the penalty (λ/N)‖a‖² on a fresh set of n samples, risk E(f̂ − f*)².
 * :class:`CuiConfig` — the protocol of Cui, Pesce, Dandi, Krzakala, Lu, Zdeborová & Loureiro (2024)
-  (``30-spiked-rf.md`` §1): rows uniform on the sphere, readout a⁰ = u/√p, first batch n0 = α0·d,
+  (``docs/spiked-rf.md``): rows uniform on the sphere, readout a⁰ = u/√p, first batch n0 = α0·d,
   step η̃·p on the plain gradient, fresh n = α·d samples, ridge Σ(y − aᵀφ/√p)² + λ‖a‖².
-* :class:`SRFConfig` — the spiked random-features (sRF) model itself (``30-spiked-rf.md`` §2, §7):
+* :class:`SRFConfig` — the spiked random-features (sRF) model itself (``docs/spiked-rf.md``):
   features σ(F x), F = √c W + r u vᵀ, target direction θ = γ v + √(1 − γ²) ζ.
 
 Every field is checked in ``__post_init__``; a bad value raises
@@ -202,7 +202,7 @@ def _common_checks(cfg) -> None:
 
 @dataclass(frozen=True)
 class BaConfig(_ConfigBase):
-    r"""The Ba et al. one-step network (``10-one-step.md`` §1). Sizes: n = round(ψ1·d), N = round(ψ2·d).
+    r"""The Ba et al. one-step network (``docs/one-step.md``). Sizes: n = round(ψ1·d), N = round(ψ2·d).
 
     Attributes:
         student: σ, a built-in name or an expression in ``x``.
@@ -292,7 +292,7 @@ class BaConfig(_ConfigBase):
 
 @dataclass(frozen=True)
 class CuiConfig(_ConfigBase):
-    r"""The Cui et al. protocol (``30-spiked-rf.md`` §1, §7). Sizes: p = round(β·d),
+    r"""The Cui et al. protocol (``docs/spiked-rf.md``). Sizes: p = round(β·d),
     n0 = round(α0·d), n = round(α·d).
 
     Attributes:
@@ -377,18 +377,18 @@ class CuiConfig(_ConfigBase):
 
 @dataclass(frozen=True)
 class SRFConfig(_ConfigBase):
-    r"""The spiked random-features model (``30-spiked-rf.md`` §2, §7).
+    r"""The spiked random-features model (``docs/spiked-rf.md``).
 
     Features φ(x) = σ(F x) with F = √c W + r u vᵀ ∈ ℝ^{p×d}: W has rows uniform on the sphere,
     v uniform on the sphere, u the readout types (u = 1_p for the uniform readout); target
-    y = σ*(⟨θ, x⟩) + ε with θ = γ v + √(1 − γ²) ζ, ζ ⟂ v uniform. Readout as in :class:`CuiConfig`.
+    y = σ*(⟨θ, x⟩) + ε with θ = γ v + √(1 − γ²) ζ, ζ ⟂ v uniform. Readout as in :class:`CuiConfig`;
+    the fields alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features,
+    test_risk and risk_rtol are as in :class:`CuiConfig`.
 
     Attributes:
         c: bulk variance, one number, or one per readout type (Cui §7: c_k depends on the type).
         r: spike strength (≥ 0); neuron j has spike r·uⱼ.
         gamma: overlap γ ∈ [−1, 1] between the spike v and the target direction θ.
-        alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features,
-            test_risk, risk_rtol: as in :class:`CuiConfig`.
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, beta_energy and the re-measured r, c, gamma of F), ``ck``.
     """

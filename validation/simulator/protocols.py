@@ -1,18 +1,18 @@
 r"""One seed of each protocol: draw, train, read out, measure. Returns a flat dict of numbers.
 
-Ba et al. (``10-one-step.md`` §1) — :func:`run_ba`:
+Ba et al. (``docs/one-step.md``) — :func:`run_ba`:
     β* uniform on S^{d−1}; W₀ᵢⱼ ~ N(0, 1/d); aⱼ ~ N(0, 1/N); training set X ∈ ℝ^{n×d},
     y = σ*(Xβ*) + σ_ε ε; W₁ = W₀ + η√N G₀ (``steps`` times); a fresh ridge set (X̃, ỹ) of n
     samples; â = argmin (1/n)‖ỹ − σ(X̃W)a/√N‖² + (λ/N)‖a‖² for W = W₀ (R0) and W = W₁ (R1) on the
     same set; R = E_x(f̂(x) − f*(x))² on the same test points; δ = R0 − R1.
 
-Cui et al. (``30-spiked-rf.md`` §1, §7) — :func:`run_cui`:
+Cui et al. (``docs/spiked-rf.md``) — :func:`run_cui`:
     θ uniform; columns of W⁰ ∈ ℝ^{d×p} uniform on S^{d−1}; uⱼ the readout types; a batch of
     n0 samples; w¹ⱼ = w⁰ⱼ + η̃ uⱼ (1/n0) Σ_μ (y_μ − f0(x_μ)) σ'(w⁰ⱼᵀx_μ) x_μ; fresh n samples;
     â = argmin Σ_μ (y_μ − aᵀσ(W¹ᵀx_μ)/√p)² + λ‖a‖²; test_error = E(f*(x) − ŷ(x))²,
     train_error = (1/n)Σ_μ(y_μ − ŷ_μ)².
 
-Spiked RF (``30-spiked-rf.md`` §2) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
+Spiked RF (``docs/spiked-rf.md``) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
 (columns), θ = γ v + √(1 − γ²) ζ; readout and errors as in Cui.
 """
 
