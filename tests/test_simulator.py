@@ -4,10 +4,10 @@ References used (none is an output of the simulator itself):
 
 * exact finite-sample OLS risk of a linear random-features model (λ = 0, N < n);
 * the Marchenko–Pastur deterministic equivalent of linear random-features ridge, derived here
-  from ``00-conventions.md`` (MP law of W₀ᵀW₀) and the standard ridge deterministic equivalent;
+  from ``docs/mathematics.md`` (MP law of W₀ᵀW₀) and the standard ridge deterministic equivalent;
 * exact algebra for σ = identity (G₀ exactly rank one; rank-one error from the f₀ term);
 * Ba et al.'s Prop. 2 rate (rank-one error ∝ n^{-1/2}, fitted slope);
-* the spiked-matrix formulas of ``docs/one-step.md`` §1 and the sRF map of ``docs/spiked-rf.md`` (How it is computed: Map),
+* the spiked-matrix formulas of ``docs/one-step.md`` and the sRF map of ``docs/spiked-rf.md``,
   evaluated here from the Gaussian constants of the activations;
 * χ² statistics of the test-set estimator.
 
@@ -42,7 +42,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::asymptotics.errors.DegenerateWa
 # ---- independent references ---------------------------------------------------------------------
 def mp_stieltjes(z: float, psi2: float) -> float:
     """m(z) of the MP law of W₀ᵀW₀ (W₀ d×N, entries N(0,1/d)): ψ2 z m² − (1 − ψ2 − z) m + 1 = 0,
-    the positive root for z < 0 (00-conventions.md)."""
+    the positive root for z < 0 (docs/mathematics.md)."""
     a, b = psi2 * z, -(1 - psi2 - z)
     disc = math.sqrt(b * b - 4 * a)
     return max((-b + disc) / (2 * a), (-b - disc) / (2 * a))
@@ -78,7 +78,7 @@ def linear_rf_ridge_risk(psi1: float, psi2: float, lam: float, noise: float) -> 
 
 
 def spike_theory(student: str, teacher: str, psi1: float, psi2: float, eta: float, noise: float) -> dict:
-    """docs/one-step.md §1 (Benaych-Georges–Nadakuditi for W₀ + θuvᵀ), from the Gaussian constants."""
+    """docs/one-step.md (Benaych-Georges–Nadakuditi for W₀ + θuvᵀ), from the Gaussian constants."""
     s, t = activation(student).constants(), activation(teacher).constants()
     ey2 = t.second_moment + noise**2  # μ1*² + μ2*² + σ_ε² (centred teacher)
     s2 = t.mu1**2 + ey2 / psi1
@@ -96,7 +96,7 @@ def spike_theory(student: str, teacher: str, psi1: float, psi2: float, eta: floa
 
 
 def cui_srf_map(student: str, teacher: str, eta_tilde: float, alpha0: float) -> dict:
-    """docs/spiked-rf.md (How it is computed: Map): r = η̃ h1 √(h1*² + h2*/α0), c = 1 + η̃² h2* ȟ1/α0, γ = h1*/√(h1*² + h2*/α0)."""
+    """docs/spiked-rf.md: r = η̃ h1 √(h1*² + h2*/α0), c = 1 + η̃² h2* ȟ1/α0, γ = h1*/√(h1*² + h2*/α0)."""
     s, t = activation(student).constants(), activation(teacher).constants()
     h1, h1s, h2s, hv = s.mu1, t.mu1, t.second_moment, s.var_derivative
     g = math.sqrt(h1s**2 + h2s / alpha0)
@@ -130,10 +130,15 @@ def test_linear_ols_exact_finite_d():
     close(res, "risk0", exact, z=3.5)
     # η = 0: W₁ = W₀, so R1 = R0 on the same draws, δ = 0 to round-off
     assert abs(res.mean["delta"]) < 1e-12
-    # the test-set estimator: per point (xᵀ(Wb − β))² = R·χ²₁, variance 2R², so test_se = R √(2/n_test)
-    for ps in res.per_seed:
+    # the exact population risk of a linear network is ‖Wb − β‖² (closed form): no test-set error
+    assert res.test_se["risk0"] == 0.0
+    # the Monte-Carlo test set: per point (xᵀ(Wb − β))² = R·χ²₁, variance 2R², so test_se = R √(2/n_test),
+    # and the same networks (same seeds) have the same exact risks to within that error
+    mc = simulate(cfg.replace(test_risk="monte-carlo"), seeds=8, root_seed=11)
+    for ps, pe in zip(mc.per_seed, res.per_seed, strict=True):
         assert ps["risk0_test_se"] == pytest.approx(ps["risk0"] * math.sqrt(2 / cfg.n_test), rel=0.1)
-    assert 0 < res.test_se["risk0"] < res.se["risk0"] * 3
+        assert abs(ps["risk0"] - pe["risk0"]) <= 4.5 * ps["risk0_test_se"]
+    assert 0 < mc.test_se["risk0"] < mc.se["risk0"] * 3
 
 
 @pytest.mark.parametrize(
@@ -172,6 +177,7 @@ def test_ge_features_equal_true_features_for_linear_student():
         n_test=4000,
         measure=("risk",),
     )
+    base = base.replace(test_risk="monte-carlo")
     true = simulate(base, seeds=4, root_seed=5)
     ge = simulate(base.replace(features="ge"), seeds=4, root_seed=5)
     # same ridge fits (same W, data and readout): train errors agree to round-off
@@ -179,6 +185,11 @@ def test_ge_features_equal_true_features_for_linear_student():
     for name in ("risk0", "risk1"):
         diff = abs(ge.mean[name] - true.mean[name])
         assert diff <= 4 * math.hypot(ge.test_se[name], true.test_se[name])
+    # the exact risks (closed form for both) agree to round-off
+    ex_true = simulate(base.replace(test_risk="exact"), seeds=4, root_seed=5)
+    ex_ge = simulate(base.replace(test_risk="exact", features="ge"), seeds=4, root_seed=5)
+    for name in ("risk0", "risk1"):
+        assert ex_ge.values(name) == pytest.approx(ex_true.values(name), rel=1e-11)
 
 
 # ---- the first gradient ------------------------------------------------------------------------------
@@ -207,12 +218,12 @@ def test_rank_one_error_decays_like_inverse_sqrt_n():
     assert errs[-1] < 0.1
 
 
-# ---- spike (docs/one-step.md §1) and large step ----------------------------------------------------------
+# ---- spike (docs/one-step.md) and large step ----------------------------------------------------------
 def test_spike_alignment_matches_bbp_formulas():
     cfg = BaConfig(d=300, psi1=2.0, psi2=1.5, eta=5.0, noise=0.1, measure=("spike",))
     res = simulate(cfg, seeds=3, root_seed=7)
     th = spike_theory("tanh", "tanh", 2.0, 1.5, 5.0, 0.1)
-    assert th["overlap_beta"] == pytest.approx(0.511, abs=2e-3)  # the value quoted in docs/one-step.md §1
+    assert th["overlap_beta"] == pytest.approx(0.511, abs=2e-3)  # the value quoted in docs/one-step.md
     close(res, "overlap_beta", th["overlap_beta"], allowance=0.04)
     close(res, "overlap_a", th["overlap_a"], allowance=0.04)
     close(res, "top_sv2", th["top_sv2"], allowance=0.08 * th["top_sv2"])
@@ -224,7 +235,7 @@ def test_spike_alignment_matches_bbp_formulas():
 
 
 def test_large_step_alignment_reaches_rho_squared():
-    # η = c√N: θ → ∞ and ⟨u₁, β*⟩² → ρ² = μ1*²/s² (docs/one-step.md §1); W₁ = W₀ + η√N G₀ = W₀ + cN G₀
+    # η = c√N: θ → ∞ and ⟨u₁, β*⟩² → ρ² = μ1*²/s² (docs/one-step.md); W₁ = W₀ + η√N G₀ = W₀ + cN G₀
     cfg = BaConfig(d=200, psi1=1.0, psi2=1.0, eta=2.0, eta_exponent=0.5, noise=0.1, measure=("spike",))
     assert cfg.learning_rate == pytest.approx(2 * math.sqrt(200))
     res = simulate(cfg, seeds=3, root_seed=4)
@@ -253,7 +264,7 @@ def test_cui_measured_srf_parameters_match_the_map():
     cfg = CuiConfig(d=300, alpha=1.0, alpha0=1.0, beta=1.0, eta_tilde=5.0, measure=("spike",))
     res = simulate(cfg, seeds=4, root_seed=6)
     ref = cui_srf_map("tanh", "tanh", 5.0, 1.0)
-    assert ref["c"] == pytest.approx(1.961, abs=1e-3)  # the value quoted in docs/spiked-rf.md (Special cases)
+    assert ref["c"] == pytest.approx(1.961, abs=1e-3)  # the value quoted in docs/spiked-rf.md
     # finite-size allowances: the d = 2000 measurement quoted there is c = 1.972 (0.6 % high)
     close(res, "c", ref["c"], allowance=0.03 * ref["c"])
     close(res, "r", ref["r"], allowance=0.04 * ref["r"])
@@ -267,7 +278,7 @@ def test_cui_two_readout_types():
                     readout_proportions=(0.5, 0.5), measure=("spike",))  # fmt: skip
     res = simulate(cfg, seeds=2, root_seed=6)
     # neuron j moves by η̃ uⱼ(h1 ĝ + ξⱼ): the fitted spike s = Wu/‖u‖² has r = η̃ h1 ‖ĝ‖ and the bulk variance
-    # is the type-average of c(u) = 1 + η̃² u² h2* ȟ1/α0 (docs/spiked-rf.md, K readout types)
+    # is the type-average of c(u) = 1 + η̃² u² h2* ȟ1/α0 (docs/spiked-rf.md)
     ref1 = cui_srf_map("tanh", "tanh", 2.0, 2.0)
     c_avg = 1 + (ref1["c"] - 1) * (0.5 * 0.25 + 0.5 * 2.25)
     close(res, "c", c_avg, allowance=0.03 * c_avg)
@@ -289,7 +300,7 @@ def test_cui_network_and_baseline():
         d=200, alpha=2.0, alpha0=2.0, eta_tilde=3.0, lam=0.01, n_test=3000, measure=("risk", "baseline")
     )
     res = simulate(cfg, seeds=3, root_seed=1)
-    # one large step with a good first batch beats random features (docs/spiked-rf.md reference grid: 0.0889 vs 0.1667
+    # one large step with a good first batch beats random features (docs/spiked-rf.md: 0.0889 vs 0.1667
     # at η̃ = 3, α0 = 2, α = 3)
     assert res.mean["test_error"] < res.mean["test_error0"] - 5 * math.hypot(
         res.se["test_error"], res.se["test_error0"]
@@ -302,7 +313,7 @@ def test_ck_outlier_and_label_alignment():
     cfg = BaConfig(d=200, psi1=2.0, psi2=2.0, eta=8.0, n_test=2000, measure=("ck",))
     res = simulate(cfg, seeds=2, root_seed=3)
     init = simulate(cfg.replace(eta=0.0), seeds=2, root_seed=3)
-    # docs/one-step.md §2: an outlier x_out = (μ1²s₁² + μ2²)(1 + (ψ2/ψ1)(1/θ² + (μ2²/μ1²)/(ψ2 + θ²))) after the
+    # docs/one-step.md: an outlier x_out = (μ1²s₁² + μ2²)(1 + (ψ2/ψ1)(1/θ² + (μ2²/μ1²)/(ψ2 + θ²))) after the
     # step (quoted there: 6.50 simulated vs 6.57 at d = 1600), none at W₀ for odd σ
     s = activation("tanh").constants()
     th = spike_theory("tanh", "tanh", 2.0, 2.0, 8.0, 0.1)

@@ -8,6 +8,12 @@ Three protocols, each a small validated configuration:
   not rescaled; test_error, train_error and the measured sRF parameters r, c, gamma;
 * :class:`SRFConfig` — the spiked random-features model itself.
 
+Risks are by default the **exact population risk** of the trained network
+(:func:`population_risk`: from the Gram matrix WᵀW, no test set, a truncation bound ≤ 10⁻¹⁰·E σ*²
+reported per seed); ``test_risk="monte-carlo"`` with ``n_test`` samples a test set instead.
+Threads and processes are chosen by problem size, :func:`memory_estimate` is checked before a run
+starts, and ``store=`` keeps every seed on disk so that a study extends (:class:`SeedStore`).
+
 >>> from validation.simulator import BaConfig, simulate
 >>> res = simulate(BaConfig(d=80, psi1=2, psi2=1.5, eta=5, n_test=1000), seeds=2)
 >>> sorted(res.mean)[:4]
@@ -33,15 +39,20 @@ from .config import (
     GRADIENTS,
     MEASURE_GROUPS,
     PROTOCOLS,
+    TEST_RISKS,
     BaConfig,
     CuiConfig,
     SRFConfig,
     config_class,
+    memory_estimate,
 )
 from .engine import NonFiniteError
 from .measurements import MEASUREMENTS, RISK_MEASUREMENTS, measurement_names
 from .parallel import simulate, simulate_many
+from .population import PopulationRisk, population_risk
 from .result import SimulationResult
+from .store import SeedStore
+from .threads import choose_parallelism
 
 __all__ = [
     "BaConfig",
@@ -60,4 +71,10 @@ __all__ = [
     "FEATURES",
     "GRADIENTS",
     "BATCHES",
+    "TEST_RISKS",
+    "memory_estimate",
+    "population_risk",
+    "PopulationRisk",
+    "SeedStore",
+    "choose_parallelism",
 ]

@@ -1,13 +1,13 @@
 r"""Configurations of the three simulated protocols: small, immutable, validated on construction.
 
 * :class:`BaConfig` — the network of Ba, Erdogdu, Suzuki, Wang, Wu & Yang (2022)
-  (``shared/theory/10-one-step.md`` §1): Gaussian W₀ (entries N(0, 1/d)) and readout a
+  (``docs/one-step.md``): Gaussian W₀ (entries N(0, 1/d)) and readout a
   (entries N(0, 1/N)), one (or ``steps``) full-batch gradient step(s) W₁ = W₀ + η√N G₀ on n = ψ1·d
   samples, ridge with the penalty (λ/N)‖a‖² on a fresh set of n samples, risk E(f̂ − f*)².
 * :class:`CuiConfig` — the protocol of Cui, Pesce, Dandi, Krzakala, Lu, Zdeborová & Loureiro (2024)
-  (``30-spiked-rf.md`` §1): rows uniform on the sphere, readout a⁰ = u/√p, first batch n0 = α0·d,
+  (``docs/spiked-rf.md``): rows uniform on the sphere, readout a⁰ = u/√p, first batch n0 = α0·d,
   step η̃·p on the plain gradient, fresh n = α·d samples, ridge Σ(y − aᵀφ/√p)² + λ‖a‖².
-* :class:`SRFConfig` — the spiked random-features (sRF) model itself (``30-spiked-rf.md`` §2, §7):
+* :class:`SRFConfig` — the spiked random-features (sRF) model itself (``docs/spiked-rf.md``):
   features σ(F x), F = √c W + r u vᵀ, target direction θ = γ v + √(1 − γ²) ζ.
 
 Every field is checked in ``__post_init__``; a bad value raises
@@ -50,9 +50,11 @@ __all__ = [
     "FEATURES",
     "GRADIENTS",
     "BATCHES",
+    "TEST_RISKS",
     "config_class",
     "readout_counts",
     "memory_estimate",
+    "BASE_MEMORY",
 ]
 
 PROTOCOLS = ("ba", "cui", "srf")
@@ -61,6 +63,9 @@ MEASURE_GROUPS = ("risk", "spike", "ck", "baseline")
 FEATURES = ("true", "ge")
 GRADIENTS = ("exact", "rank1")
 BATCHES = ("same", "fresh")
+#: How E_x of the test risk is taken: ``exact`` (population risk from the Gram matrix, no test set)
+#: or ``monte-carlo`` (``n_test`` fresh Gaussian points).
+TEST_RISKS = ("exact", "monte-carlo")
 
 
 # ---- field checks -------------------------------------------------------------------------------
@@ -190,11 +195,14 @@ def _common_checks(cfg) -> None:
     cfg._set("noise", check_nonnegative("noise", cfg.noise))
     cfg._set("lam", check_nonnegative("lam", cfg.lam))
     cfg._set("features", _choice("features", cfg.features, FEATURES))
+    test_risk = cfg.test_risk.replace("_", "-") if isinstance(cfg.test_risk, str) else cfg.test_risk
+    cfg._set("test_risk", _choice("test_risk", test_risk, TEST_RISKS))
+    cfg._set("risk_rtol", check_in_range("risk_rtol", cfg.risk_rtol, 1e-15, 1e-2))
 
 
 @dataclass(frozen=True)
 class BaConfig(_ConfigBase):
-    r"""The Ba et al. one-step network (``10-one-step.md`` §1). Sizes: n = round(ψ1·d), N = round(ψ2·d).
+    r"""The Ba et al. one-step network (``docs/one-step.md``). Sizes: n = round(ψ1·d), N = round(ψ2·d).
 
     Attributes:
         student: σ, a built-in name or an expression in ``x``.
@@ -217,10 +225,16 @@ class BaConfig(_ConfigBase):
             y − f(X) at later ones).
         batches: ``same`` (full-batch steps on one training set) or ``fresh`` (a new set of n
             samples at every step).
-        n_test: number of fresh test points for E_x (streamed in chunks).
+        n_test: number of fresh test points for E_x with ``test_risk="monte-carlo"`` (streamed
+            in chunks; unused by the exact risk).
         measure: measurement groups: ``risk`` (risk0, risk1, delta, train_error), ``spike``
             (overlap_beta, overlap_a, top_sv2, bulk_edge_sv2, rank1_error, gradient_sv_ratio,
             beta_energy), ``ck`` (ck_outlier, ck_label_alignment).
+        test_risk: ``exact`` (default): the population risk E_x(f̂ − f*)² of the trained network
+            computed from the Gram matrix WᵀW (:mod:`validation.simulator.population`), no test
+            set, no test-set noise; ``monte-carlo``: the mean over ``n_test`` fresh points.
+        risk_rtol: tolerance of the exact risk's Hermite truncation bound, relative to E σ*²
+            (default 1e-10; closed forms and Gaussian-equivalent features are exact).
     """
 
     student: str = "tanh"
@@ -239,6 +253,8 @@ class BaConfig(_ConfigBase):
     batches: str = "same"
     n_test: int = 10_000
     measure: tuple[str, ...] = ("risk", "spike", "ck")
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "ba"
 
@@ -276,7 +292,7 @@ class BaConfig(_ConfigBase):
 
 @dataclass(frozen=True)
 class CuiConfig(_ConfigBase):
-    r"""The Cui et al. protocol (``30-spiked-rf.md`` §1, §7). Sizes: p = round(β·d),
+    r"""The Cui et al. protocol (``docs/spiked-rf.md``). Sizes: p = round(β·d),
     n0 = round(α0·d), n = round(α·d).
 
     Attributes:
@@ -293,7 +309,7 @@ class CuiConfig(_ConfigBase):
         readout_values, readout_proportions: the readout types uⱼ = √p a⁰ⱼ ∈ {u⁽ᵏ⁾} with
             proportions πₖ (exact counts round(πₖ p) by largest remainders, in blocks);
             the default (1.0,), (1.0,) is Cui's uniform readout a⁰ = 1/√p.
-        n_test, features, steps, gradient, batches: as in :class:`BaConfig`.
+        n_test, features, steps, gradient, batches, test_risk, risk_rtol: as in :class:`BaConfig`.
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, rank1_error, gradient_sv_ratio, beta_energy and the measured sRF
             parameters r, c, gamma), ``ck`` (ck_outlier, ck_label_alignment), ``baseline``
@@ -318,6 +334,8 @@ class CuiConfig(_ConfigBase):
     gradient: str = "exact"
     batches: str = "same"
     measure: tuple[str, ...] = ("risk", "spike")
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "cui"
 
@@ -359,18 +377,18 @@ class CuiConfig(_ConfigBase):
 
 @dataclass(frozen=True)
 class SRFConfig(_ConfigBase):
-    r"""The spiked random-features model (``30-spiked-rf.md`` §2, §7).
+    r"""The spiked random-features model (``docs/spiked-rf.md``).
 
     Features φ(x) = σ(F x) with F = √c W + r u vᵀ ∈ ℝ^{p×d}: W has rows uniform on the sphere,
     v uniform on the sphere, u the readout types (u = 1_p for the uniform readout); target
-    y = σ*(⟨θ, x⟩) + ε with θ = γ v + √(1 − γ²) ζ, ζ ⟂ v uniform. Readout as in :class:`CuiConfig`.
+    y = σ*(⟨θ, x⟩) + ε with θ = γ v + √(1 − γ²) ζ, ζ ⟂ v uniform. Readout as in :class:`CuiConfig`;
+    the fields alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features,
+    test_risk and risk_rtol are as in :class:`CuiConfig`.
 
     Attributes:
         c: bulk variance, one number, or one per readout type (Cui §7: c_k depends on the type).
         r: spike strength (≥ 0); neuron j has spike r·uⱼ.
         gamma: overlap γ ∈ [−1, 1] between the spike v and the target direction θ.
-        alpha, beta, lam, noise, readout_values, readout_proportions, n_test, features: as in
-            :class:`CuiConfig`.
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, beta_energy and the re-measured r, c, gamma of F), ``ck``.
     """
@@ -391,6 +409,8 @@ class SRFConfig(_ConfigBase):
     n_test: int = 10_000
     features: str = "true"
     measure: tuple[str, ...] = ("risk",)
+    test_risk: str = "exact"
+    risk_rtol: float = 1e-10
 
     protocol: ClassVar[str] = "srf"
 
@@ -441,33 +461,50 @@ def config_class(protocol: str):
     return _CLASSES[key]
 
 
+#: Bytes of the interpreter with numpy, scipy, numba and the compiled kernels loaded.
+BASE_MEMORY = 384 * 2**20
+#: Nodes in κ and Hermite orders assumed by :func:`memory_estimate` for the exact risk (an upper
+#: estimate: one node when no direction is conditioned on, ≈ 200 after a large step).
+_EST_NODES, _EST_ORDERS = 256, 16
+
+
 def memory_estimate(cfg) -> int:
     r"""An upper estimate, in bytes, of the peak memory of one seed of ``cfg`` in one process.
 
-    The float64 arrays alive at the peak: the data (n·d per batch: two batches in Ba's protocol,
-    the step's n0 and the ridge's n in Cui's, one in the sRF model), the weights before and after
-    the step and the gradient (3·d·N), the features and their derivatives on a batch (2·n·N), the
-    ridge Gram matrix (min(n, N)²) and the conjugate kernel (N², when measured); plus two test
-    chunks (the test set is streamed) and 256 MiB for the interpreter, numpy, scipy and numba.
-    Measured peaks (Ba, ψ1 = 2, ψ2 = 1.5, d = 1000–3000) are 70–80 % of this estimate.
+    The float64 arrays alive at the peak of each phase, plus the first layers (2·d·N when both
+    W₀ and W₁ are kept) and :data:`BASE_MEMORY`:
 
-    >>> round(memory_estimate(BaConfig(d=3000)) / 2**30, 2)
-    1.62
+    * first step: the batch X (n0·d), the pre-activations (n0·N), the gradient (d·N), and the
+      Gram matrix of the smaller side of G₀ when the spike is measured;
+    * ridge: the fresh inputs (n·d), the features (n·N, twice with Gaussian-equivalent noise),
+      the ridge Gram matrix, its Cholesky factor and the temporary of its 1-norm (3·min(n, N)²);
+    * exact risk: the Gram matrix WᵀW, its entrywise power (2·N²) and the conditional Hermite
+      coefficients (2·(K + 1)·N·Q, Q ≤ 256 nodes in κ, K ≤ 16 orders);
+      Monte-Carlo risk instead: two test chunks of 48 MiB;
+    * spike: the Gram matrix of the smaller side of W (min(d, N)²).
+
+    >>> round(memory_estimate(BaConfig(d=8000, psi1=1, psi2=1, measure=("risk",))) / 2**30, 1)   # measured: 3.57
+    3.7
     """
-    from .engine import TEST_CHUNK_BYTES
-
     d = cfg.d
     sizes = cfg.sizes()
     n = sizes["n"]
     N = sizes.get("N", sizes.get("p"))
-    if cfg.protocol == "ba":
-        batches = 2 * n * d
-    elif cfg.protocol == "cui":
-        n0 = sizes["n0"]
-        batches = (n + n0) * d + 2 * n0 * N
-    else:
-        batches = n * d
-    floats = batches + 3 * d * N + 2 * n * N + min(n, N) ** 2
-    if "ck" in getattr(cfg, "measure", ()):
-        floats += N * N
-    return int(8 * floats + 2 * TEST_CHUNK_BYTES + 256 * 2**20)
+    n0 = sizes.get("n0", n)
+    groups = cfg.measure
+    kept = 2 if (cfg.protocol == "ba" or "baseline" in groups) else 1
+    floats = kept * d * N
+    phases = []
+    if cfg.protocol != "srf":
+        phases.append(n0 * d + n0 * N + d * N + (min(d, N) ** 2 if "spike" in groups else 0))
+    if any(g in groups for g in ("risk", "ck", "baseline")):
+        ge = cfg.features == "ge"
+        phases.append(n * d + n * N * (2 if ge else 1) + 3 * min(n, N) ** 2)  # Gram, its factor, |Gram|
+    if any(g in groups for g in ("risk", "baseline")):
+        if cfg.test_risk == "exact" and cfg.features == "true":
+            phases.append(2 * N * N + 2 * (_EST_ORDERS + 1) * N * _EST_NODES + (1 << 14) * 600)
+        elif cfg.test_risk != "exact":
+            phases.append(2 * 48 * 2**20 // 8)
+    if "spike" in groups:
+        phases.append(min(d, N) ** 2 + d * N)
+    return int(BASE_MEMORY + 8 * (floats + max(phases, default=0)))

@@ -32,6 +32,7 @@ from asymptotics.errors import AsymptoticsError
 
 from .kernels import student_kernels
 from .linalg import RidgeSolution, gram, ridge_solve, top_eigs
+from .population import PopulationRisk, ge_population_risk, population_risk
 from .rng import Streams
 from .static_kernels import subtract_outer
 
@@ -42,6 +43,7 @@ __all__ = [
     "train_first_layer",
     "ridge_readouts",
     "test_risks",
+    "exact_risks",
 ]
 
 #: Bytes of pre-activations per test chunk (bounded memory whatever n_test).
@@ -318,3 +320,20 @@ def _psd_factor(C: np.ndarray) -> np.ndarray:
     """L with L Lᵀ = C for a symmetric positive semi-definite C (eigen-decomposition, clipped)."""
     w, V = np.linalg.eigh(C)
     return V * np.sqrt(np.clip(w, 0.0, None))[None, :]
+
+
+# ---- exact population risk ------------------------------------------------------------------
+def exact_risks(
+    ctx: RunContext, Ws: np.ndarray, coefs: np.ndarray, beta: np.ndarray, *, features: str, rtol: float
+) -> list[PopulationRisk]:
+    """The exact population risks E_x(f̂_k(x) − f*(x))² of the readouts ``coefs[k]`` on ``Ws[k]``
+    (:mod:`validation.simulator.population`): no test set."""
+    out = []
+    for k in range(Ws.shape[0]):
+        if features == "ge":
+            pr = ge_population_risk(Ws[k], coefs[k], beta, (ctx.mu0, ctx.mu1, ctx.mu2), ctx.teacher)
+        else:
+            pr = population_risk(Ws[k], coefs[k], beta, ctx.student, ctx.teacher, rtol=rtol)
+        _finite("population risk", pr.risk)
+        out.append(pr)
+    return out

@@ -17,10 +17,12 @@ from types import ModuleType
 
 from asymptotics.activations import Activation
 
-__all__ = ["student_kernels", "TEMPLATE"]
+__all__ = ["student_kernels", "population_kernels", "TEMPLATE", "POPULATION_TEMPLATE"]
 
 #: The template file of the σ-dependent kernels.
 TEMPLATE = Path(__file__).with_name("_kernel_template.py")
+#: The template file of the kernels of the exact population risk.
+POPULATION_TEMPLATE = Path(__file__).with_name("_population_template.py")
 
 
 @lru_cache(maxsize=64)
@@ -28,3 +30,10 @@ def student_kernels(act: Activation) -> ModuleType:
     """The kernel module for the student ``act`` (residual_gradient, network_output,
     apply_sigma, predict_blocks)."""
     return act.specialise(TEMPLATE, prefix="simkern")
+
+
+@lru_cache(maxsize=64)
+def population_kernels(act: Activation) -> ModuleType:
+    """The kernel module of the exact population risk for the student ``act``
+    (conditional_hermite, sigma_values)."""
+    return act.specialise(POPULATION_TEMPLATE, prefix="simpop")

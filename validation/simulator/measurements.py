@@ -1,6 +1,6 @@
 r"""Measurements of the trained first layer, and the names of everything the simulator reports.
 
-Spike of W ∈ ℝ^{d×N} (``10-one-step.md`` §3): with s₁ ≥ s₂ its largest singular values and
+Spike of W ∈ ℝ^{d×N} (``docs/one-step.md``): with s₁ ≥ s₂ its largest singular values and
 (u₁, v₁) the top singular pair,
 
 * ``overlap_beta`` = ⟨u₁, β*⟩² (β* the target direction, θ in Cui's notation),
@@ -8,7 +8,7 @@ Spike of W ∈ ℝ^{d×N} (``10-one-step.md`` §3): with s₁ ≥ s₂ its large
 * ``top_sv2``      = s₁², ``bulk_edge_sv2`` = s₂² (the top of the bulk when there is one outlier),
 * ``beta_energy``  = ‖Wᵀβ*‖² (→ ψ2 + θ1² at η = Θ(1)).
 
-Measured sRF parameters (``30-spiked-rf.md`` §2) of W = √c W̃ + r v uᵀ (neurons as columns,
+Measured sRF parameters (``docs/spiked-rf.md``) of W = √c W̃ + r v uᵀ (neurons as columns,
 u the readout types): s = W u/‖u‖² = r v + √c W̃u/‖u‖², so
 
 * ``c``     = (1/p) Σⱼ ‖wⱼ − uⱼ s‖² (the per-neuron bulk variance, the rows of W̃ having unit norm),

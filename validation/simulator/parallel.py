@@ -6,7 +6,16 @@ numbers of a seed do not depend on which worker runs it, on the order of complet
 number of workers. Workers are processes started with ``spawn`` (no fork of a threaded BLAS);
 each gets ``blas_threads`` BLAS, numba and RNG threads (default: the cores divided among the
 workers), set in its environment before it starts, so that workers × threads never exceeds the
-cores. With ``workers=1`` everything runs in the calling process with all cores.
+cores. With ``workers=1`` everything runs in the calling process.
+
+By default (``workers=None``) the threads and processes are chosen by problem size
+(:func:`validation.simulator.threads.choose_parallelism`): large problems use all cores in BLAS
+in this process, small ones one thread per seed — in worker processes when there is enough work
+to pay for starting them. The choice depends only on the configurations, the number of seeds and
+the cores, so a rerun gives the same numbers. A memory pre-flight
+(:func:`validation.simulator.config.memory_estimate`) refuses a run that does not fit, before it
+starts, and limits the number of parallel workers to what fits. With ``store=`` every seed's
+numbers are kept on disk (:mod:`validation.simulator.store`) and read back instead of recomputed.
 
 Results agree bit for bit whenever the BLAS thread count per task is the same (e.g.
 ``workers=1, blas_threads=1`` and ``workers=2`` on two cores) and to round-off (~1e-13) otherwise:
@@ -22,17 +31,21 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
+import numpy as np
+
 from asymptotics.errors import DegenerateWarning, ParameterError
 from asymptotics.params import check_int
 
-from .config import BaConfig, CuiConfig, SRFConfig
+from .config import BaConfig, CuiConfig, SRFConfig, memory_estimate
 from .linalg import RCOND_WARN
 from .measurements import measurement_names
 from .protocols import run_seed
 from .result import SimulationResult, aggregate, versions
 from .rng import COMPONENTS, available_cores
+from .store import SeedStore, code_version
 from .threads import (
     blas_thread_timeout,
+    choose_parallelism,
     get_blas_threads,
     set_blas_threads,
     set_numba_threads,
@@ -57,46 +70,95 @@ def _check_config(cfg) -> None:
 
 def simulate(
     cfg,
-    seeds: int = 4,
+    seeds: int | Sequence[int] = 4,
     root_seed: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
     *,
     blas_threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_stage: Callable[[int, int, str], None] | None = None,
+    store: str | os.PathLike | bool | None = None,
+    max_memory: int | None = None,
 ) -> SimulationResult:
     """Simulate ``cfg`` (a :class:`BaConfig`, :class:`CuiConfig` or :class:`SRFConfig`) over
-    ``seeds`` independent seeds and aggregate.
+    independent seeds and aggregate.
 
     Args:
         cfg: the configuration.
-        seeds: number of independent repetitions (≥ 1; ≥ 2 for a standard error).
+        seeds: the number of independent repetitions (seed indices 0 … seeds − 1), or the seed
+            indices themselves (e.g. ``range(4, 8)`` to extend a study of 4 seeds).
         root_seed: root entropy of every ``SeedSequence`` (a non-negative integer).
-        workers: worker processes (1: in this process).
-        blas_threads: BLAS/numba/RNG threads per task (default: with ``workers=1`` the BLAS thread
-            count of this process — all cores unless OPENBLAS_NUM_THREADS & co. say otherwise —,
-            else cores // workers). On a machine shared with other busy processes a threaded BLAS
-            can be several times slower than ``blas_threads=1``.
-        progress: called as ``progress(done, total)`` after each seed.
+        workers: worker processes (1: in this process). Default: chosen by problem size
+            (:func:`validation.simulator.threads.choose_parallelism`): all cores in BLAS for large
+            problems, one thread per seed otherwise, in parallel processes when the work is long
+            enough to pay for starting them.
+        blas_threads: BLAS/numba/RNG threads per task (default: chosen by problem size with
+            ``workers`` unset or 1, cores // workers otherwise). Numbers are bit-identical for a
+            given (seed, threads per task), whatever the number of workers.
+        progress: called as ``progress(done, total)`` after each seed (stored ones included).
+        on_stage: called as ``on_stage(config_index, seed_index, stage)`` when a phase of a seed
+            starts (``first layer``, ``spike``, ``readout``, ``risk``; in this process only).
+        store: a directory (or True for the user cache's ``simulations``) keeping every seed's
+            numbers (:class:`validation.simulator.store.SeedStore`): stored seeds are read back
+            bit for bit, only new ones are simulated. Default: no store.
+        max_memory: bytes the run may use; refused before it starts when the estimate
+            (:func:`validation.simulator.config.memory_estimate` × parallel tasks) exceeds it.
+            Default: the memory available now.
 
     Returns:
         a :class:`SimulationResult` (``mean``, ``se``, ``test_se``, ``per_seed``, ``meta``).
 
     >>> from validation.simulator import BaConfig, simulate
-    >>> res = simulate(BaConfig(d=60, n_test=500, measure=("risk",)), seeds=2)
+    >>> res = simulate(BaConfig(d=60, measure=("risk",)), seeds=2)
     >>> sorted(res.mean)
     ['delta', 'risk0', 'risk1', 'train_error']
+    >>> res.test_se["risk1"]          # the exact population risk: no test set
+    0.0
     """
-    return simulate_many([cfg], seeds, root_seed, workers, blas_threads=blas_threads, progress=progress)[0]
+    return simulate_many(
+        [cfg], seeds, root_seed, workers, blas_threads=blas_threads, progress=progress,
+        on_stage=on_stage, store=store, max_memory=max_memory,
+    )[0]  # fmt: skip
+
+
+def _seed_indices(seeds) -> list[int]:
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return list(range(check_int("seeds", int(seeds), 1)))
+    try:
+        idx = [check_int("seeds", int(k), 0) for k in seeds]
+    except TypeError:
+        raise ParameterError("seeds", seeds, "a positive integer or a list of seed indices >= 0") from None
+    if not idx or len(set(idx)) != len(idx):
+        raise ParameterError("seeds", seeds, "a non-empty list of distinct seed indices >= 0")
+    return idx
+
+
+def _preflight(configs, parallel: int, max_memory) -> int:
+    """The number of tasks that may run at once within the memory limit; raises when one does not fit."""
+    need = max(memory_estimate(cfg) for cfg in configs)
+    limit = check_int("max_memory", max_memory, 1) if max_memory is not None else available_memory()
+    if limit is None:
+        return parallel
+    if need > limit:
+        largest = max(configs, key=memory_estimate)
+        raise ParameterError(
+            "d", largest.d, "small enough for the memory limit",
+            f"one seed needs about {need / 2**30:.2f} GiB (limit {limit / 2**30:.2f} GiB)",
+        )  # fmt: skip
+    return max(1, min(parallel, limit // need))
 
 
 def simulate_many(
     configs: Sequence,
-    seeds: int = 4,
+    seeds: int | Sequence[int] = 4,
     root_seed: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
     *,
     blas_threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_stage: Callable[[int, int, str], None] | None = None,
+    store: str | os.PathLike | bool | None = None,
+    max_memory: int | None = None,
 ) -> list[SimulationResult]:
     """Simulate several configurations (a grid) with one pool of workers; same arguments as
     :func:`simulate`. Every configuration uses the same root seed (common random numbers across
@@ -104,37 +166,66 @@ def simulate_many(
     configs = list(configs)
     for cfg in configs:
         _check_config(cfg)
-    seeds = check_int("seeds", seeds, 1)
+    indices = _seed_indices(seeds)
     root_seed = check_int("root_seed", root_seed, 0)
-    workers = check_int("workers", workers, 1)
+    if workers is not None:
+        workers = check_int("workers", workers, 1)
     cores = available_cores()
     if blas_threads is not None:
         blas_threads = check_int("blas_threads", blas_threads, 1)
-    per_task = blas_threads or max(1, cores // workers)
+    tasks = [(i, k) for i in range(len(configs)) for k in indices]
+    if workers is None or (workers == 1 and blas_threads is None):
+        auto_workers, auto_threads = choose_parallelism(configs, len(tasks), cores)
+        workers = auto_workers if workers is None else 1
+        if blas_threads is not None:  # given threads per task: as many workers as fit on the cores
+            workers = max(1, min(workers, cores // blas_threads))
+        per_task = blas_threads or (auto_threads if workers == 1 else 1)
+        chosen = "by problem size"
+    else:
+        per_task = blas_threads or max(1, cores // workers)
+        chosen = "given"
     if workers > 1 and blas_threads is None and workers > cores:
         warnings.warn(f"{workers} workers on {cores} cores: the machine is oversubscribed", stacklevel=2)
-    tasks = [(i, k) for i in range(len(configs)) for k in range(seeds)]
+    workers = min(workers, _preflight(configs, min(workers, max(1, len(tasks))), max_memory))
+    seed_store = None
+    if store is not None and store is not False:
+        seed_store = SeedStore(None if store is True else store)
     results: dict[tuple[int, int], dict] = {}
-    t0 = time.perf_counter()
     done = 0
+    if seed_store is not None:
+        for i, k in tasks:
+            got = seed_store.get(configs[i], root_seed, k, per_task)
+            if got is not None:
+                results[(i, k)] = got
+                done += 1
+                if progress:
+                    progress(done, len(tasks))
+    hits = done
+    pending = [t for t in tasks if t not in results]
+    t0 = time.perf_counter()
     controlled = None
-    if workers == 1 or len(tasks) == 1:
+
+    def finished(task, values):
+        nonlocal done
+        results[task] = values
+        if seed_store is not None:
+            seed_store.put(configs[task[0]], root_seed, task[1], per_task, values)
+        done += 1
+        if progress:
+            progress(done, len(tasks))
+
+    if workers == 1 or len(pending) <= 1:
         import numba
 
         numba_before = numba.get_num_threads()
-        # default: the BLAS thread count this process already has (all cores unless the environment
-        # says otherwise), and as many numba and RNG threads
-        task_threads = blas_threads or min(cores, get_blas_threads() or cores)
-        with blas_limit(task_threads) as controlled, warnings.catch_warnings():
+        with blas_limit(per_task) as controlled, warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateWarning)
             single_thread_scipy_blas()
-            set_numba_threads(task_threads)
+            set_numba_threads(per_task)
             try:
-                for i, k in tasks:
-                    results[(i, k)] = run_seed(configs[i], root_seed, k, task_threads)
-                    done += 1
-                    if progress:
-                        progress(done, len(tasks))
+                for i, k in pending:
+                    stage = (lambda name, i=i, k=k: on_stage(i, k, name)) if on_stage else None
+                    finished((i, k), run_seed(configs[i], root_seed, k, per_task, stage))
             finally:
                 numba.set_num_threads(numba_before)
         mode = "in-process"
@@ -148,27 +239,23 @@ def simulate_many(
         os.environ.update(env)  # inherited by the spawned workers at start-up
         try:
             with ProcessPoolExecutor(
-                max_workers=min(workers, len(tasks)),
+                max_workers=min(workers, len(pending)),
                 mp_context=ctx,
                 initializer=_init_worker,
                 initargs=(per_task,),
             ) as pool:
-                futures = {
-                    pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in tasks
-                }
-                pending = set(futures)
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                    for fut in finished:
+                futures = {pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in pending}
+                todo = set(futures)
+                while todo:
+                    ready, todo = wait(todo, return_when=FIRST_EXCEPTION)
+                    for fut in ready:
                         exc = fut.exception()
                         if exc is not None:
-                            for other in pending:
+                            for other in todo:
                                 other.cancel()
                             raise exc
-                        results[futures[fut]], controlled = fut.result()
-                        done += 1
-                        if progress:
-                            progress(done, len(tasks))
+                        values, controlled = fut.result()
+                        finished(futures[fut], values)
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -176,50 +263,67 @@ def simulate_many(
                 else:
                     os.environ[k] = v
         mode = "processes"
-        task_threads = per_task
     elapsed = time.perf_counter() - t0
     out = []
     for i, cfg in enumerate(configs):
-        per_seed = [dict(seed=k, **results[(i, k)]) for k in range(seeds)]
+        per_seed = [dict(seed=k, **results[(i, k)]) for k in indices]
         names = measurement_names(cfg.protocol, cfg.measure)
         mean, se, test_se = aggregate(per_seed, names)
         _warn_degenerate(cfg, per_seed)
+        exact = cfg.test_risk == "exact"
         meta = {
             "versions": versions(),
             "protocol": cfg.protocol,
             "config": cfg.as_dict(),
             "student": cfg.student_activation().as_dict(),
             "teacher": cfg.teacher_activation().as_dict(),
-            "seeds": seeds,
+            "seeds": len(indices),
+            "seed_indices": list(indices),
             "root_seed": root_seed,
             "streams": "SeedSequence(root_seed, spawn_key=(seed_index, component[, sub][, block])) with SFC64; "
             + "components "
             + ", ".join(f"{k}={v}" for k, v in COMPONENTS.items()),
-            "test_set": (
-                f"{cfg.n_test} fresh Gaussian points per seed"
-                + (
-                    " (exact joint law of the projections: Gaussian-equivalent features)"
-                    if cfg.features == "ge"
-                    else ""
-                )
-                + "; se = seed-to-seed standard error of the mean (includes the test-set error), "
-                "test_se = the test-set part"
-            ),
+            "test_set": _test_set_text(cfg, exact),
             "workers": workers,
             "mode": mode,
-            "threads_per_task": task_threads,
-            "blas_threads_controlled": bool(controlled),
+            "threads_per_task": per_task,
+            "threads_chosen": chosen,
+            "blas_threads_controlled": bool(controlled) if controlled is not None else None,
             "openblas_thread_timeout": blas_thread_timeout()
             if mode == "in-process"
             else os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4"),
             "elapsed_s": elapsed,
-        }
+            "store": None if seed_store is None else {
+                "directory": str(seed_store.directory), "read": hits, "computed": len(pending),
+                "code_version": code_version(),
+            },
+        }  # fmt: skip
+        if exact:
+            meta["risk_bound_max"] = max(
+                (v for ps in per_seed for key, v in ps.items() if key.startswith("risk_bound")), default=0.0
+            )
         out.append(SimulationResult(cfg, per_seed, mean, se, test_se, meta))
-    if seeds == 1:
+    if len(indices) == 1:
         warnings.warn(
             "one seed: standard errors over seeds are undefined (NaN); use seeds >= 2", stacklevel=2
         )
     return out
+
+
+def _test_set_text(cfg, exact: bool) -> str:
+    if exact and cfg.features == "ge":
+        return "exact population risk (Gaussian-equivalent features: a quadratic form in Gaussians, closed form)"
+    if exact:
+        return (
+            "exact population risk from the Gram matrix WᵀW (closed-form dual kernel, or the conditioned Hermite "
+            f"expansion with truncation bound <= {cfg.risk_rtol:g}·E σ*², reported per seed as risk_bound*); "
+            "no test set, test_se = 0"
+        )
+    return (
+        f"{cfg.n_test} fresh Gaussian points per seed"
+        + (" (exact joint law of the projections: Gaussian-equivalent features)" if cfg.features == "ge" else "")
+        + "; se = seed-to-seed standard error of the mean (includes the test-set error), test_se = the test-set part"
+    )
 
 
 def _warn_degenerate(cfg, per_seed) -> None:
@@ -251,6 +355,18 @@ def _init_worker(threads: int) -> None:
     single_thread_scipy_blas()
     set_numba_threads(threads)
     warnings.simplefilter("ignore", DegenerateWarning)
+
+
+def available_memory() -> int | None:
+    """Bytes available to new allocations now (``MemAvailable`` of /proc/meminfo), or None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _run_task(cfg, root_seed: int, k: int, threads: int):

@@ -1,18 +1,18 @@
 r"""One seed of each protocol: draw, train, read out, measure. Returns a flat dict of numbers.
 
-Ba et al. (``10-one-step.md`` §1) — :func:`run_ba`:
+Ba et al. (``docs/one-step.md``) — :func:`run_ba`:
     β* uniform on S^{d−1}; W₀ᵢⱼ ~ N(0, 1/d); aⱼ ~ N(0, 1/N); training set X ∈ ℝ^{n×d},
     y = σ*(Xβ*) + σ_ε ε; W₁ = W₀ + η√N G₀ (``steps`` times); a fresh ridge set (X̃, ỹ) of n
     samples; â = argmin (1/n)‖ỹ − σ(X̃W)a/√N‖² + (λ/N)‖a‖² for W = W₀ (R0) and W = W₁ (R1) on the
     same set; R = E_x(f̂(x) − f*(x))² on the same test points; δ = R0 − R1.
 
-Cui et al. (``30-spiked-rf.md`` §1, §7) — :func:`run_cui`:
+Cui et al. (``docs/spiked-rf.md``) — :func:`run_cui`:
     θ uniform; columns of W⁰ ∈ ℝ^{d×p} uniform on S^{d−1}; uⱼ the readout types; a batch of
     n0 samples; w¹ⱼ = w⁰ⱼ + η̃ uⱼ (1/n0) Σ_μ (y_μ − f0(x_μ)) σ'(w⁰ⱼᵀx_μ) x_μ; fresh n samples;
     â = argmin Σ_μ (y_μ − aᵀσ(W¹ᵀx_μ)/√p)² + λ‖a‖²; test_error = E(f*(x) − ŷ(x))²,
     train_error = (1/n)Σ_μ(y_μ − ŷ_μ)².
 
-Spiked RF (``30-spiked-rf.md`` §2) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
+Spiked RF (``docs/spiked-rf.md``) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
 (columns), θ = γ v + √(1 − γ²) ζ; readout and errors as in Cui.
 """
 
@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from .config import BaConfig, CuiConfig, SRFConfig, readout_counts
-from .engine import RunContext, ck_measurements, ridge_readouts, test_risks, train_first_layer
+from .engine import RunContext, ck_measurements, exact_risks, ridge_readouts, test_risks, train_first_layer
 from .measurements import spike_measurements, srf_parameters
 from .rng import Streams
 
@@ -44,7 +44,9 @@ def _ridge_diagnostics(out: dict, sols, labels=("",)) -> None:
         out[f"ridge_rcond{tag}"] = sol.rcond
 
 
-def run_ba(cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+def run_ba(
+    cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
+) -> dict:
     """One seed of the Ba et al. protocol."""
     t0 = time.perf_counter()
     ctx = _context(cfg, root_seed, seed_index, threads)
@@ -57,6 +59,7 @@ def run_ba(cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None =
     Ws[1] = Ws[0]
     c = a / math.sqrt(N)
     out: dict = {}
+    _at(stage, "first layer")
     out.update(
         train_first_layer(
             ctx,
@@ -73,9 +76,11 @@ def run_ba(cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None =
         )
     )
     if "spike" in cfg.measure:
+        _at(stage, "spike")
         out.update(spike_measurements(Ws[1], beta, a, s.generator("linalg", 3)))
     if "risk" in cfg.measure or "ck" in cfg.measure:
         Wfit = Ws if "risk" in cfg.measure else Ws[1:]
+        _at(stage, "readout")
         ro = ridge_readouts(
             ctx,
             Wfit,
@@ -89,7 +94,22 @@ def run_ba(cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None =
         if "ck" in cfg.measure:
             out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
         _ridge_diagnostics(out, ro.solutions, ("0", "1") if len(Wfit) == 2 else ("1",))
-        if "risk" in cfg.measure:
+        if "risk" in cfg.measure and cfg.test_risk == "exact":
+            _at(stage, "risk")
+            pr = exact_risks(ctx, Ws, ro.coefs, beta, features=cfg.features, rtol=cfg.risk_rtol)
+            out.update(
+                risk0=pr[0].risk,
+                risk1=pr[1].risk,
+                delta=pr[0].risk - pr[1].risk,
+                train_error=ro.solutions[1].train_error,
+                risk0_test_se=0.0,
+                risk1_test_se=0.0,
+                delta_test_se=0.0,
+            )
+            out.update(pr[0].as_dict("0"))
+            out.update(pr[1].as_dict("1"))
+        elif "risk" in cfg.measure:
+            _at(stage, "risk")
             tr = test_risks(ctx, Ws, ro.coefs, beta, n_test=cfg.n_test, features=cfg.features)
             out.update(
                 risk0=float(tr.risk[0]),
@@ -114,7 +134,7 @@ def _unit_columns(s: Streams, d: int, p: int, out: np.ndarray) -> None:
     out /= np.sqrt(np.einsum("ij,ij->j", out, out))[None, :]
 
 
-def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels) -> None:
+def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels, stage=None) -> None:
     ro = ridge_readouts(
         ctx,
         Ws,
@@ -128,7 +148,17 @@ def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels) 
     if "ck" in cfg.measure:
         out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
     _ridge_diagnostics(out, ro.solutions, labels)
-    if "risk" in cfg.measure or "baseline" in cfg.measure:
+    if ("risk" in cfg.measure or "baseline" in cfg.measure) and cfg.test_risk == "exact":
+        _at(stage, "risk")
+        pr = exact_risks(ctx, Ws, ro.coefs, theta, features=cfg.features, rtol=cfg.risk_rtol)
+        k1 = Ws.shape[0] - 1
+        out.update(test_error=pr[k1].risk, train_error=ro.solutions[k1].train_error, test_error_test_se=0.0)
+        out.update(pr[k1].as_dict())
+        if Ws.shape[0] == 2:
+            out.update(test_error0=pr[0].risk, train_error0=ro.solutions[0].train_error, test_error0_test_se=0.0)
+            out.update(pr[0].as_dict("0"))
+    elif "risk" in cfg.measure or "baseline" in cfg.measure:
+        _at(stage, "risk")
         tr = test_risks(ctx, Ws, ro.coefs, theta, n_test=cfg.n_test, features=cfg.features)
         k1 = Ws.shape[0] - 1
         out.update(
@@ -144,7 +174,9 @@ def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels) 
             )
 
 
-def run_cui(cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+def run_cui(
+    cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
+) -> dict:
     """One seed of the Cui et al. protocol."""
     t0 = time.perf_counter()
     ctx = _context(cfg, root_seed, seed_index, threads)
@@ -158,6 +190,7 @@ def run_cui(cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None
         Ws[1] = Ws[0]
     u = _types(cfg.readout_values, cfg.readout_proportions, p)
     out: dict = {}
+    _at(stage, "first layer")
     out.update(
         train_first_layer(
             ctx,
@@ -174,16 +207,20 @@ def run_cui(cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None
         )
     )
     if "spike" in cfg.measure:
+        _at(stage, "spike")
         out.update(spike_measurements(Ws[-1], theta, u, s.generator("linalg", 3)))
         out.update(srf_parameters(Ws[-1], u, theta))
     if any(g in cfg.measure for g in ("risk", "ck", "baseline")):
         labels = ("0", "1") if baseline else ("",)
-        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, labels)
+        _at(stage, "readout")
+        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, labels, stage)
     out["elapsed_s"] = time.perf_counter() - t0
     return out
 
 
-def run_srf(cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
+def run_srf(
+    cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
+) -> dict:
     """One seed of the spiked random-features model."""
     t0 = time.perf_counter()
     ctx = _context(cfg, root_seed, seed_index, threads)
@@ -202,10 +239,12 @@ def run_srf(cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None
     Ws[0] += cfg.r * np.outer(v, u)
     out: dict = {}
     if "spike" in cfg.measure:
+        _at(stage, "spike")
         out.update(spike_measurements(Ws[0], theta, u, s.generator("linalg", 3)))
         out.update(srf_parameters(Ws[0], u, theta))
     if "risk" in cfg.measure or "ck" in cfg.measure:
-        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, ("",))
+        _at(stage, "readout")
+        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, ("",), stage)
     out["elapsed_s"] = time.perf_counter() - t0
     return out
 
@@ -213,6 +252,12 @@ def run_srf(cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None
 _RUNNERS = {"ba": run_ba, "cui": run_cui, "srf": run_srf}
 
 
-def run_seed(cfg, root_seed: int, seed_index: int, threads: int | None = None) -> dict:
-    """One seed of the protocol of ``cfg``."""
-    return _RUNNERS[cfg.protocol](cfg, root_seed, seed_index, threads)
+def run_seed(cfg, root_seed: int, seed_index: int, threads: int | None = None, stage=None) -> dict:
+    """One seed of the protocol of ``cfg``; ``stage(name)`` is called as each phase starts
+    (``first layer``, ``spike``, ``readout``, ``risk``)."""
+    return _RUNNERS[cfg.protocol](cfg, root_seed, seed_index, threads, stage)
+
+
+def _at(stage, name: str) -> None:
+    if stage is not None:
+        stage(name)

@@ -71,6 +71,22 @@ class SimulationResult:
         return len(self.per_seed)
 
     @property
+    def seed_indices(self) -> list[int]:
+        """The seed indices, in the order of :attr:`per_seed`."""
+        return [ps["seed"] for ps in self.per_seed]
+
+    def values(self, name: str) -> np.ndarray:
+        """The per-seed values of one measurement (NaN where a seed has none), for fits of
+        finite-size trends.
+
+        >>> from validation.simulator import BaConfig, simulate
+        >>> res = simulate(BaConfig(d=40, measure=("risk",)), seeds=3)
+        >>> res.values("delta").shape
+        (3,)
+        """
+        return np.array([math.nan if ps.get(name) is None else float(ps[name]) for ps in self.per_seed])
+
+    @property
     def names(self) -> tuple[str, ...]:
         """The measurement names of this result."""
         return tuple(self.mean)

@@ -34,6 +34,8 @@ __all__ = [
     "single_thread_scipy_blas",
     "thread_env",
     "blas_thread_timeout",
+    "choose_parallelism",
+    "seed_flops",
 ]
 
 THREAD_ENV_VARS = (
@@ -184,3 +186,48 @@ def blas_thread_timeout() -> int | None:
         fn.restype = ctypes.c_int
         return int(fn())
     return None
+
+
+# ---- threads and processes chosen by problem size ---------------------------------------------
+#: Above this many floating-point operations per GEMM-sized product (n·d·N) one seed uses all
+#: cores in BLAS; below it one thread per seed (measured on 2 cores: a threaded BLAS at d ≤ 1000
+#: is no faster on an idle machine and 1.6–9× slower on a loaded one; see
+#: benchmarks/results/simulator_threads.md).
+THREADED_PRODUCT = 1500**3
+#: Worker processes pay off only when the serial work estimate exceeds this many seconds (starting
+#: a worker — imports, loading the compiled kernels — costs 3–6 s on 2 cores).
+PROCESS_SECONDS = 60.0
+#: Nominal single-core rate (FLOP/s) of the work estimate (only compared with PROCESS_SECONDS).
+NOMINAL_RATE = 2e10
+
+
+def seed_flops(cfg) -> float:
+    """A rough count of the floating-point operations of one seed (its matrix products)."""
+    sizes = cfg.sizes()
+    d, n = cfg.d, sizes["n"]
+    N = sizes.get("N", sizes.get("p"))
+    n0 = sizes.get("n0", n)
+    step = 4.0 * n0 * d * N if cfg.protocol != "srf" else 0.0
+    readout = 2.0 * (2.0 * n * d * N + n * N * min(n, N))
+    risk = 2.0 * d * N * N if getattr(cfg, "test_risk", "exact") == "exact" else 4.0 * cfg.n_test * d * N
+    return step + readout + risk + 1e8  # + a fixed overhead per seed
+
+
+def choose_parallelism(configs, tasks: int, cores: int) -> tuple[int, int]:
+    """(worker processes, threads per task) for ``tasks`` seeds of ``configs`` on ``cores``.
+
+    Large problems (n·d·N ≥ :data:`THREADED_PRODUCT` for the largest configuration) run in this
+    process with all cores in BLAS; smaller ones with one thread per seed, in parallel worker
+    processes when the serial work estimate exceeds :data:`PROCESS_SECONDS`, else in this process.
+    The choice depends only on the configurations, the number of tasks and the cores, so that a
+    rerun picks the same thread count (and gives the same numbers).
+    """
+    if cores <= 1 or tasks <= 0:
+        return 1, max(1, cores)
+    largest = max(cfg.d * cfg.sizes()["n"] * cfg.sizes().get("N", cfg.sizes().get("p")) for cfg in configs)
+    if largest >= THREADED_PRODUCT:
+        return 1, cores
+    serial = sum(seed_flops(cfg) for cfg in configs) * (tasks / max(1, len(configs))) / NOMINAL_RATE
+    if tasks >= 2 and serial >= PROCESS_SECONDS:
+        return min(cores, tasks), 1
+    return 1, 1
