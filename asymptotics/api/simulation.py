@@ -106,7 +106,7 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
              psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
              r=None, gamma=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
              gradient: str = "exact", batches: str = "same", measure=None, n_test: int | None = 10_000,
-             test_risk=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
+             test_risk=None, risk_rtol=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
              per_seed: bool = False, max_memory=None, progress: bool | None = None, matrix: str = "weights,ck",
              ck_features: str = "true,ge", before: bool = False, top: int = 3, bins=None,
              eigenvalues: bool = False) -> Result:
@@ -135,8 +135,12 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline),
             or ``"spectrum"``: the empirical spectra of W₁ᵀW₁ and the CK Gram with the top
             eigenvectors' overlaps (:mod:`asymptotics.api.simulation_spectrum`; ba and cui).
-        n_test: test points per seed (``None``: the simulator's default).
-        test_risk: how the test risk is measured, where the installed simulator offers a choice.
+        n_test: with ``test_risk="monte-carlo"``, test points per seed (``None``: the simulator's default).
+        test_risk: ``"exact"`` (the simulator's default): the population risk E_x(f̂ − f*)² of each
+            trained network in closed form (dual kernels and a conditioned Hermite expansion, no
+            test set; docs/simulator.md); ``"monte-carlo"``: the mean over ``n_test`` fresh points.
+        risk_rtol: tolerance of the exact risk's Hermite truncation bound, relative to E σ*²
+            (default 1e-10, in [1e-15, 1e-2]).
         seeds: independent seeds per grid point (≥ 2 for standard errors).
         seed: the root seed of every numpy SeedSequence.
         workers: worker processes (seeds and grid points in parallel).
@@ -210,14 +214,19 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     from validation.simulator.config import memory_estimate
 
     cls = config_class(proto)
-    fixed.update(config_options(cls, n_test=n_test, test_risk=test_risk))
+    fixed.update(config_options(cls, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol))
     configs = []
     for point in grid:
         if "d" in point:
             point["d"] = int(point["d"])
         if "steps" in point:
             point["steps"] = int(point["steps"])
-        configs.append(cls(**fixed, **point))
+        try:
+            configs.append(cls(**fixed, **point))
+        except ParameterError as exc:  # the simulator names its field; the user gets the option's spelling
+            if exc.name in fixed or exc.name in point:
+                raise ParameterError(option(exc.name), exc.value, exc.valid, exc.hint) from None
+            raise
     if spectrum:
         from .simulation_spectrum import simulate_spectrum
 

@@ -121,8 +121,16 @@ def simulate_command(
     bins: Annotated[str | None, typer.Option("--bins", metavar="LO:HI:COUNT", help="(--measure spectrum) a histogram: rows {x, density ± s.e.} pooled over seeds; default: every eigenvalue.")] = None,
     eigenvalues: Annotated[bool, typer.Option("--eigenvalues", help="(--measure spectrum) with --bins, also every eigenvalue.")] = False,
     n_test: Annotated[
-        int, typer.Option("--n-test", help="test points per seed (streamed in chunks).")
+        int, typer.Option("--n-test", help="(with --test-risk monte-carlo) test points per seed (streamed in chunks).")
     ] = 10_000,
+    test_risk: Annotated[
+        str, typer.Option("--test-risk", help="exact: the population risk of each trained network in closed form "
+                          "(no test set, no test-set noise); monte-carlo: the mean over --n-test fresh points.")
+    ] = "exact",
+    risk_rtol: Annotated[
+        float | None, typer.Option("--risk-rtol", help="tolerance of the exact risk's Hermite truncation bound, "
+                                   "relative to E σ*² (default 1e-10, in [1e-15, 1e-2]).")
+    ] = None,
     seeds: Annotated[
         int, typer.Option("--seeds", help="independent seeds per grid point (>= 2 for standard errors).")
     ] = 4,
@@ -132,7 +140,7 @@ def simulate_command(
     ] = 1,
     blas_threads: Annotated[
         int | None,
-        typer.Option("--blas-threads", help="BLAS/numba threads per task (default: cores // workers)."),
+        typer.Option("--blas-threads", help="BLAS/numba threads per task (default: chosen by problem size, at most cores // workers)."),
     ] = None,
     per_seed: Annotated[
         bool, typer.Option("--per-seed", help="one row per seed instead of mean ± s.e.")
@@ -147,7 +155,7 @@ def simulate_command(
     run_api(api.simulate, fmt, out, columns, show_all, protocol=protocol, student=student, teacher=teacher,
             center=center, d=d, psi1=psi1, psi2=psi2, eta=eta, eta_exponent=eta_exponent, alpha=alpha, alpha0=alpha0,
             beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, lam=lam, noise=noise, steps=steps, readout=readout,
-            features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, seeds=seeds,
+            features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol, seeds=seeds,
             seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, max_memory=max_memory,
             matrix=matrix, ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues)
 
