@@ -81,6 +81,13 @@ def base_meta(**extra) -> dict:
 
 def to_jsonable(obj):
     """Convert numpy scalars/arrays and other objects to JSON-compatible values (NaN/inf refused)."""
+    t = type(obj)
+    if t is float:  # the common cases first (rows of large grids)
+        if not math.isfinite(obj):
+            raise ValueError(f"refusing to write a non-finite number ({obj}) to a result")
+        return obj
+    if t is str or t is int or t is bool or obj is None:
+        return obj
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -106,6 +113,11 @@ def to_jsonable(obj):
 def scalar(v):
     """A JSON-ready scalar: numpy numbers → Python, non-finite floats → ``None``; other values
     unchanged."""
+    t = type(v)
+    if t is float:  # the common case first (rows of large grids)
+        return v if math.isfinite(v) else None
+    if t is int or t is str or t is bool or v is None:
+        return v
     if isinstance(v, np.ndarray) and v.ndim == 0:
         v = v.item()
     if isinstance(v, (bool, np.bool_)):

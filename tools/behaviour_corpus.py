@@ -51,7 +51,10 @@ SIMULATE = [
 SIMULATE_RECORDED_PATH = " --test-risk monte-carlo --blas-threads 2"
 #: validate rows whose simulated value is a test risk: measured exactly since issue 14, so their
 #: simulation, s.e. and z legitimately differ from the recording (theory and verdict still compared).
-RISK_WORDS = ("risk", "delta", "test_error")
+RISK_WORDS = ("risk", "delta", "test_error", "RF")
+#: Columns that are error estimates of a rule changed on purpose (issue 15: the spiked-RF tables'
+#: trapezoid rule reports its own, smaller, estimate); the values they bound are still compared.
+ESTIMATES = ("quadrature_error",)
 DERIVE = ["mp_gram", "mp_gram_reduced", "mp_gram_dz", "rf_ridge_source", "rf_ridge", "rf_ridge_traces"]
 VALIDATE = "validate --quick --seed 3 --workers 1"
 
@@ -83,7 +86,9 @@ def record(path: Path) -> None:
     print(f"recorded {path}", file=sys.stderr)
 
 
-def _close(a, b, exact: bool) -> bool:
+def _close(a, b, exact: bool, slack: float = 0.0) -> bool:
+    if isinstance(a, list) and isinstance(b, list):  # vectors and K×K blocks: element by element
+        return len(a) == len(b) and all(_close(x, y, exact, slack) for x, y in zip(a, b, strict=True))
     if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)):
         return a == b
     if not isinstance(b, (int, float)):
@@ -92,7 +97,7 @@ def _close(a, b, exact: bool) -> bool:
         return a == b or (math.isnan(a) and math.isnan(b))
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
-    return abs(a - b) <= 1e-14 + 1e-12 * max(abs(a), abs(b))
+    return abs(a - b) <= 1e-14 + slack + 1e-12 * max(abs(a), abs(b))
 
 
 def _diff_rows(old, new, exact, label, problems, keymap=None, ignore=()):
@@ -101,6 +106,9 @@ def _diff_rows(old, new, exact, label, problems, keymap=None, ignore=()):
         problems.append(f"{label}: {len(old)} rows before, {len(new)} now")
         return
     for i, (ro, rn) in enumerate(zip(old, new, strict=True)):
+        # a row that states its quadrature error is compared within it (the recorded bound)
+        qe = ro.get("quadrature_error")
+        slack = float(qe) if isinstance(qe, (int, float)) and not isinstance(qe, bool) and qe > 0 else 0.0
         for k, v in ro.items():
             if k in ignore:
                 continue
@@ -108,7 +116,7 @@ def _diff_rows(old, new, exact, label, problems, keymap=None, ignore=()):
             if kn not in rn:
                 problems.append(f"{label} row {i}: column {k!r} missing")
                 continue
-            if not _close(v, rn[kn], exact):
+            if not _close(v, rn[kn], exact, slack):
                 problems.append(f"{label} row {i} {k}: {v!r} before, {rn[kn]!r} now")
 
 
@@ -130,7 +138,7 @@ def compare(path: Path) -> int:
     ref = json.loads(path.read_text())
     problems: list[str] = []
     for c, rows in ref["theory"].items():
-        _diff_rows(rows, _run(c), False, c, problems, _keymap(c))
+        _diff_rows(rows, _run(c), False, c, problems, _keymap(c), ignore=ESTIMATES)
     for c, rows in ref["simulate"].items():
         _diff_rows(rows, _run(c + SIMULATE_RECORDED_PATH), True, c, problems)
     for name, text in ref["derive"].items():
@@ -145,7 +153,7 @@ def compare(path: Path) -> int:
     else:
         for i, (ro, rn) in enumerate(zip(old, new, strict=True)):
             risky = any(w in str(ro.get("quantity", "")) for w in RISK_WORDS)
-            ignore = ("note", "description") + (("simulation", "se", "z") if risky else ())
+            ignore = ("note", "description") + (("simulation", "se", "z", "tolerance") if risky else ())
             _diff_rows([ro], [rn], False, f"validate row {i}", problems, ignore=ignore)
     for p in problems:
         print(p)

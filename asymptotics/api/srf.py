@@ -104,18 +104,31 @@ def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
     (or the :class:`~asymptotics.errors.ConvergenceError` of that width), in the order of
     :class:`SRFGrid`. ``step(n)`` reports progress (one step per (model, β, λ) curve).
 
-    Today: one continuation along α per (model, β, λ) with the public functions of
-    :mod:`asymptotics.theory.spiked_rf`; a vectorised grid solver replaces this function's body.
+    One readout type with the Marchenko–Pastur prior: the whole grid in one compiled call
+    (continuation along α inside compiled code, curves on threads); readout types or a sampled
+    bulk (``finite_d``): one continuation along α per (model, β, λ).
     """
     from ..theory.spiked_rf import channel_model, cui_to_srf, sample_spectrum, spiked_rf_curve, srf_parameters
 
-    sols, spectra = [], {}
+    models = []
     for mp in spec.models:
         if spec.srf_mode:
             params = srf_parameters(mp["c"], mp["r"], mp["gamma"], spec.readout)
         else:
             params = cui_to_srf(mp["eta_tilde"], mp["alpha0"], spec.student, spec.teacher, mp["noise"], spec.readout)
-        model = channel_model(params, spec.student, spec.teacher, mp["noise"])
+        models.append((params, channel_model(params, spec.student, spec.teacher, mp["noise"])))
+    if spec.finite_d is None and all(m.K == 1 for _, m in models):
+        grid = _compiled_grid([m for _, m in models], spec, step)
+        if grid is not None:
+            sols, k = grid.solutions(on_failure="return"), 0
+            out = []
+            for _, model in models:
+                for _ in range(len(spec.betas) * len(spec.lams) * len(spec.alphas)):
+                    out.append((sols[k], _finite_widths(model, sols[k], spec)))
+                    k += 1
+            return out
+    sols, spectra = [], {}
+    for params, model in models:
         for beta in spec.betas:
             for lam in spec.lams:
                 prior = None
@@ -129,6 +142,24 @@ def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
                 sols += [(sol, _finite_widths(model, sol, spec)) for sol in curve]
                 step()
     return sols
+
+
+def _compiled_grid(models, spec: SRFGrid, step):
+    """The whole grid in one compiled call (:func:`~asymptotics.theory.spiked_rf.grid.spiked_rf_grid`:
+    one readout type, the Marchenko–Pastur prior), or ``None`` where it does not apply (it refuses
+    λ = 0 with a purely linear student; the curve-by-curve path then names the failing points)."""
+    from ..theory.spiked_rf.grid import spiked_rf_grid
+
+    done = [0]
+
+    def advance(d, total):
+        step(d - done[0])
+        done[0] = d
+
+    try:
+        return spiked_rf_grid(models, spec.alphas, spec.betas, spec.lams, tol=spec.tol, progress=advance)
+    except ParameterError:
+        return None
 
 
 def _finite_widths(model, sol, spec: SRFGrid) -> list:
@@ -219,9 +250,9 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
     if srf_mode and net_mode:
         raise ParameterError(srf_names, (c, r, gamma),
                              f"not combined with {net_names} (choose the sRF model or the network)")
-    if srf_mode and None in (c, r, gamma):
+    if srf_mode and any(v is None for v in (c, r, gamma)):
         raise ParameterError(srf_names, (c, r, gamma), "all three given for the sRF model")
-    if not srf_mode and None in (eta_tilde, alpha0):
+    if not srf_mode and any(v is None for v in (eta_tilde, alpha0)):
         raise ParameterError(net_names, (eta_tilde, alpha0),
                              f"both given (or {' '.join(option(n) for n in ('c', 'r', 'gamma'))} for the sRF model)")
     alphas = values("alpha", alpha)
