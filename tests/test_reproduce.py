@@ -43,7 +43,8 @@ def test_every_output_exists_and_parses(toy):
     out, _, manifest = toy
     assert manifest["complete"] is True and manifest["size"] == "toy"
     on_disk = json.loads((out / "manifest.json").read_text())
-    assert on_disk["complete"] is True and set(on_disk["items"]) == {it.name for it in items()}
+    assert on_disk["complete"] is True and set(on_disk["items"]) == {
+        it.name for it in items() if it.only_sizes is None or "toy" in it.only_sizes}
     assert on_disk["versions"]["asymptotics"] and on_disk["seed"] == manifest["seed"]
     report = (out / "report.md").read_text()
     for it in items():
@@ -198,3 +199,10 @@ def test_cli_figure_list_and_one_figure(toy, tmp_path, capsys):
     assert main(["figure", "no_such_figure", "--size", "toy"]) == 2
     assert "ba_fig1" in capsys.readouterr().err
     assert main(["reproduce", "--quick", "--full"]) == 2
+
+
+def test_finite_size_items_only_in_full_runs():
+    # the finite-size convergence figures belong to `reproduce --full` (and `figure NAME`); a
+    # toy/quick/default run leaves them out
+    fs = [it for it in items() if it.name.startswith("finite-size-")]
+    assert fs and all(it.only_sizes == ("full",) for it in fs)
