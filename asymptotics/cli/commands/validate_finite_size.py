@@ -84,13 +84,21 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
         store = SeedStore(Path(cache_dir) if cache_dir else user_cache("finite-size"))
         code = simulator_fingerprint()
 
+    import sys
+
+    live = sys.stderr.isatty()
+
     def say(text: str) -> None:
-        if progress:
+        if not progress:
+            return
+        if live:  # one status line, rewritten in place
             typer.echo(f"\r\033[K{text}", err=True, nl=False)
+        elif ": d = " not in text:  # a log: one line per study, not per seed
+            typer.echo(f"finite-size study: {text}", err=True)
 
     studies = run_studies(selected, mode, root_seed=seed, budget_s=budget_s, store=store, code_version=code,
                           progress=say)
-    if progress:
+    if progress and live:
         typer.echo("\r\033[K", err=True, nl=False)
     rows = [r for s in studies for r in s.rows()]
     failed = [r for r in rows if not r["passed"]]
