@@ -43,6 +43,8 @@ MAX_TEST = 10_000_000
 MAX_POINTS = 10_000
 MAX_TASKS = 100_000
 MAX_WORKERS = 1024
+#: From this d on, a simulation states its memory need up front and prints each phase of each seed.
+LONG_RUN_D = 4000
 
 _SIM_PARAMS = ("d", "psi1", "psi2", "eta", "eta_exponent", "alpha", "alpha0", "beta", "eta_tilde", "c", "r",
                "gamma", "lam", "noise", "steps")
@@ -236,11 +238,24 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     largest = max(configs, key=memory_estimate)
     parallel = min(workers, len(configs) * seeds)
     what = f"simulate at d = {largest.d}" + (f" with {parallel} workers" if parallel > 1 else "")
-    check_memory(what, parallel * memory_estimate(largest), max_memory, option("max_memory"))
+    need = parallel * memory_estimate(largest)
+    check_memory(what, need, max_memory, option("max_memory"))
     total = len(configs) * seeds
+    on_stage = None
+    if progress is not False and largest.d >= LONG_RUN_D:  # a long run says its size, then each phase
+        import sys
+
+        from ..memory import default_memory_limit, format_bytes
+
+        limit = default_memory_limit() if max_memory is None else parse_memory(max_memory, option("max_memory"))
+        print(f"{what}: needs about {format_bytes(need)}"
+              + (f" (limit {format_bytes(limit)}; {option('max_memory')})" if limit else ""), file=sys.stderr)
+
+        def on_stage(i, k, stage):
+            print(f"  point {i + 1}/{len(configs)}, seed {k + 1}/{seeds}: {stage}", file=sys.stderr, flush=True)
     with Progress(total, f"simulating {proto}", progress, min_total=0) as bar:
         results = simulate_many(configs, seeds=seeds, root_seed=seed, workers=workers, blas_threads=blas_threads,
-                                progress=bar.update)
+                                progress=bar.update, on_stage=on_stage)
     if per_seed:
         rows = [{**res.config.as_dict(), **ps} for res in results for ps in res.per_seed]
     else:
