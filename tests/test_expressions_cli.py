@@ -128,3 +128,49 @@ def test_bad_input_gives_one_clear_line(app, args, error, message):
     r = invoke(app, args)
     assert r.exit_code != 0 and isinstance(r.exception, error) and isinstance(r.exception, AsymptoticsError)
     assert message in str(r.exception) and "\n" not in str(r.exception)
+
+
+def test_failed_point_is_a_marked_row_with_no_value(tmp_path):
+    """z = 1 lies inside the Marchenko–Pastur bulk (ψ2 = 1: support [0, 4]): no real solution, the
+    continuation from the free limit fails there. The failed point stays a row of every export,
+    its value missing and its status named; the converged point keeps its closed-form value."""
+    from asymptotics.results import Result
+    from asymptotics.symbolic.expressions import derive
+
+    D = derive(MP[1], dims=MP[3], ratios=MP[5], params=["z", "psi2"])
+    grid = D.grid({"z": [-1.0, 1.0], "psi2": [1.0]}, on_failure="return")
+    assert list(grid.status != 0) == [False, True] and np.isnan(grid.value[1])
+    rows = grid.rows()
+    assert rows[1]["value"] is None and rows[1]["status"] not in ("converged",)
+    assert abs(rows[0]["value"] - gram_stieltjes(-1.0, 1.0)) < 1e-12 and rows[0]["status"] == "converged"
+    res = Result(rows, {})
+    for fmt in ("json", "csv", "parquet"):
+        res.write(tmp_path / f"g.{fmt}", fmt)
+    assert json.loads((tmp_path / "g.json").read_text())["rows"][1]["value"] is None
+    csv_lines = (tmp_path / "g.csv").read_text().splitlines()
+    assert csv_lines[2].startswith(f"1.0,1.0,,{rows[1]['status']},")
+    # the same through the command: exit 0, a warning, the row marked
+    out = tmp_path / "cli.json"
+    run_derive_expression(MP[1], MP[3], MP[5], "z=-1,1; psi2=1", fmt="json", out=out)
+    cli_rows = json.loads(out.read_text())["rows"]
+    assert [r["value"] is None for r in cli_rows] == [False, True] and cli_rows[1]["status"] == rows[1][
+        "status"
+    ]
+
+
+def test_non_finite_residual_is_exported_as_missing():
+    """A non-finite residual (a point whose iterate overflowed) is None in the rows, not inf."""
+    from asymptotics.solvers import Status
+    from asymptotics.symbolic.expressions.evaluate import ExpressionGrid
+
+    g = ExpressionGrid(
+        {"z": np.array([-1.0, 2.0])},
+        np.array([0.5, np.nan]),
+        np.array([0, int(Status.NONFINITE)]),
+        np.array([3, 7]),
+        np.array([1e-15, np.inf]),
+        "test",
+    )
+    r0, r1 = g.rows()
+    assert r0 == {"z": -1.0, "value": 0.5, "status": "converged", "iterations": 3, "residual": 1e-15}
+    assert r1["value"] is None and r1["residual"] is None and r1["status"] == Status.NONFINITE.label

@@ -23,6 +23,7 @@ This is the one module of :mod:`asymptotics.symbolic.expressions` that uses the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,23 +82,28 @@ class ExpressionGrid:
 
     def rows(self) -> list:
         """One dict per point: the parameters, ``value`` (or ``value_re`` and ``value_im`` when
-        complex), ``status`` (label), ``iterations``, ``residual``."""
-        cplx = np.iscomplexobj(self.value)
-        out = []
-        for i in range(len(self)):
-            row = {k: _plain(v[i]) for k, v in self.params.items()}
-            if cplx:
-                row["value_re"] = float(self.value[i].real)
-                row["value_im"] = float(self.value[i].imag)
-            else:
-                row["value"] = float(self.value[i])
-            row.update(
-                status=Status(int(self.status[i])).label,
-                iterations=int(self.iterations[i]),
-                residual=float(self.residual[i]),
-            )
-            out.append(row)
-        return out
+        complex), ``status`` (label), ``iterations``, ``residual``. A point that did not converge
+        keeps its row, its value ``None`` (missing in every file format) and its status label; a
+        non-finite residual is ``None`` too (a result file holds no NaN or inf)."""
+        ok = self.status == Status.CONVERGED
+        parts = (
+            {"value_re": self.value.real, "value_im": self.value.imag}
+            if np.iscomplexobj(self.value)
+            else {"value": self.value}
+        )
+        cols = {k: [_plain(x) for x in v] for k, v in self.params.items()}
+        cols.update(
+            {k: [float(x) if good else None for x, good in zip(v, ok, strict=True)] for k, v in parts.items()}
+        )
+        cols["status"] = [Status(int(s)).label for s in self.status]
+        cols["iterations"] = [int(x) for x in self.iterations]
+        cols["residual"] = [_finite_or_none(x) for x in self.residual]
+        return [dict(zip(cols, r, strict=True)) for r in zip(*cols.values(), strict=True)]
+
+
+def _finite_or_none(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 def _plain(v):
