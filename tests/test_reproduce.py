@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from asymptotics.cli.app import main  # noqa: E402
@@ -79,6 +80,30 @@ def test_every_output_exists_and_parses(toy):
     assert len(comp) == sum(r.get("comparisons", {}).get("total", 0) for r in manifest["items"].values()) > 20
     assert manifest["summary"] == {"ok": len(_toy_items()), "failed": 0, "error": 0}
     assert not _partials(out)
+
+
+def test_ck_spike_exports_no_outlier_as_missing(toy):
+    """Below the separation the CK has no outlier: the plotted curve has a gap there (NaN), and its
+    exported data carry null in the JSON and an empty cell in the CSV, never NaN; above it, numbers."""
+    import pandas as pd
+
+    from asymptotics.reproduce.catalog import ck_spike as C
+    from asymptotics.theory.one_step import OneStepModel, ck_outlier
+
+    out, _, manifest = toy
+    outs = manifest["items"]["ck_spike"]["outputs"]
+    text = (out / outs["data"]).read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    (curve,) = [c for c in json.loads(text)["data"]["curves"] if c["quantity"] == "ck_outlier"]
+    model = OneStepModel.from_activations(C.STUDENT, C.TEACHER, noise=C.NOISE)
+    ck = ck_outlier(model, C.PSI1, C.PSI2, np.asarray(curve["x"]))
+    sep = np.asarray(ck.separated, bool)
+    assert 0 < sep.sum() < len(sep)  # the grid crosses the separation
+    assert all((y is None) == (not s) for y, s in zip(curve["y"], sep, strict=True))
+    assert ",nan," not in (out / outs["data_csv"]).read_text().lower()
+    for df in (pd.read_csv(out / outs["data_csv"]), pd.read_parquet(out / outs["data_parquet"])):
+        theory = df[(df["kind"] == "theory") & (df["quantity"] == "ck_outlier")]
+        assert list(theory["value"].isna()) == list(~sep)
 
 
 def test_theory_matches_simulation_within_tolerance(toy):
