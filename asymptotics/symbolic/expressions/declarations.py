@@ -23,6 +23,7 @@ Entries (``entries=``):
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 
 import sympy
@@ -88,12 +89,13 @@ def _identifier(name: str, what: str, text: str) -> str:
 
 
 _SCALAR_FUNCS = {"sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log}
+#: the binary operators of a scalar (``^`` is refused: write ``**``)
 _SCALAR_OPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a**b,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
 }
 
 
@@ -148,6 +150,14 @@ def parse_scalar(text: str, what: str, forbidden=()) -> sympy.Expr:
         raise ExpressionError(f"invalid {what} {text!r}: {exc}") from None
 
 
+def _parts(text: str, sep: str, option: str) -> list[str]:
+    """The non-blank ``sep``-separated parts of a declaration (``option`` names it in the error for an
+    overlong one)."""
+    if len(text) > _MAX_DECLARATION:
+        raise ExpressionError(f"{option} longer than {_MAX_DECLARATION} characters")
+    return [part for part in text.split(sep) if part.strip()]
+
+
 def _parse_dims(dims) -> tuple[dict, dict]:
     if isinstance(dims, dict):
         items = []
@@ -161,12 +171,8 @@ def _parse_dims(dims) -> tuple[dict, dict]:
         text = repr(dims)
     else:
         text = str(dims)
-        if len(text) > _MAX_DECLARATION:
-            raise ExpressionError(f"--dims longer than {_MAX_DECLARATION} characters")
         items = []
-        for part in text.split(";"):
-            if not part.strip():
-                continue
+        for part in _parts(text, ";", "--dims"):
             fields = part.split(":")
             if len(fields) not in (2, 3):
                 raise ExpressionError(
@@ -217,13 +223,8 @@ def _parse_ratios(ratios, forbidden) -> dict:
     if isinstance(ratios, dict):
         pairs = [(str(k), v) for k, v in ratios.items()]
     else:
-        text = str(ratios)
-        if len(text) > _MAX_DECLARATION:
-            raise ExpressionError(f"--ratios longer than {_MAX_DECLARATION} characters")
         pairs = []
-        for part in text.split(","):
-            if not part.strip():
-                continue
+        for part in _parts(str(ratios), ",", "--ratios"):
             key, eq, val = part.partition("=")
             if not eq or not val.strip():
                 raise ExpressionError(f"cannot read {part.strip()!r} in --ratios: expected n/d=VALUE")

@@ -118,15 +118,14 @@ def _columns(D, at) -> tuple[dict, bool]:
     for k in at:
         if k in D.constants:
             raise ParameterError(k, at[k], "not given (it is an activation constant, set by the activation)")
-    unknown = [k for k in at if k not in D.parameters]
-    missing = [k for k in D.parameters if k not in at]
-    if unknown or missing:
+    notes = {
+        "missing": [k for k in D.parameters if k not in at],
+        "not in the expression:": [k for k in at if k not in D.parameters],
+    }
+    if any(notes.values()):
+        said = "".join(f" ({what} {', '.join(names)})" for what, names in notes.items() if names)
         raise ParameterError(
-            "at",
-            sorted(at),
-            f"values for exactly {', '.join(D.parameters) or '(no parameters)'}"
-            + (f" (missing {', '.join(missing)})" if missing else "")
-            + (f" (not in the expression: {', '.join(unknown)})" if unknown else ""),
+            "at", sorted(at), f"values for exactly {', '.join(D.parameters) or '(no parameters)'}{said}"
         )
     cols = {}
     for k, v in at.items():

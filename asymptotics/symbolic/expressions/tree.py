@@ -79,22 +79,32 @@ class Scaled:
 
 @dataclass(frozen=True)
 class Sum:
+    """``terms[0] + terms[1] + …`` (all of one shape)."""
+
     terms: tuple
 
 
 @dataclass(frozen=True)
 class Product:
+    """``factors[0] @ factors[1] @ …`` (conformable)."""
+
     factors: tuple
 
 
 @dataclass(frozen=True)
-class Transpose:
+class _Unary:
+    """A node of one argument ``arg``; each subclass is its own node type (nodes of two types
+    never compare equal)."""
+
     arg: object
 
 
-@dataclass(frozen=True)
-class Inverse:
-    arg: object
+class Transpose(_Unary):
+    """``arg``ᵀ."""
+
+
+class Inverse(_Unary):
+    """``arg``⁻¹ (``arg`` square)."""
 
 
 def shape_of(node) -> tuple:
