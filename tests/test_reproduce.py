@@ -42,6 +42,16 @@ def test_every_item_is_registered_with_all_sizes():
         assert set(SIZES) <= set(it.sizes) and it.paper and it.checks.endswith(".")
 
 
+def test_size_presets_written_by_parameter():
+    from asymptotics.reproduce.registry import sizes
+
+    assert sizes(d=(100, 200, 500, 2000), seeds=(2, 2, 3, 4))["default"] == {"d": 500, "seeds": 3}
+    assert sizes(eta=([1.0], [1.0, 2.0], [1.0, 2.0], [1.0, 2.0, 3.0]))["toy"] == {"eta": [1.0]}
+    assert sizes() == {s: {} for s in SIZES}  # theory only
+    with pytest.raises(ValueError, match="d has 3 values"):
+        sizes(d=(100, 200, 500))
+
+
 def test_every_output_exists_and_parses(toy):
     import pandas as pd
     import pyarrow.parquet as pq

@@ -62,6 +62,14 @@ class Context:
                                  "config": type(cfg).__name__})
         return res
 
+    def sweep(self, config, x_name: str, xs: Sequence, description: str, **fixed) -> list[CachedSimulation]:
+        """Simulate ``config(**fixed, x_name=x)`` at each x of ``xs`` (:meth:`simulate_all`), with this
+        size preset's ``d`` and, where the preset sets one, its ``n_test``, over its ``seeds``."""
+        p = self.p
+        size = {k: p[k] for k in ("d", "n_test") if k in p}
+        cfgs = [config(**fixed, **size, **{x_name: x}) for x in xs]
+        return self.simulate_all(cfgs, p["seeds"], description)
+
     def simulate_all(self, cfgs: Sequence, seeds: int, description: str = "simulating") -> list[CachedSimulation]:
         """Simulate each config (a progress bar over points × seeds); returns results in order."""
         task = self.progress.add_task(f"{self.item.name}: {description}", total=len(cfgs) * seeds)

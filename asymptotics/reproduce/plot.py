@@ -83,6 +83,11 @@ class PlotSpec:
     width: float = 4.8
     height: float = 3.6
 
+    @classmethod
+    def single(cls, panel: Panel, title: str) -> PlotSpec:
+        """A one-panel figure at the catalogue's one-panel size (5.6 × 4.2 inches)."""
+        return cls((panel,), title=title, width=5.6, height=4.2)
+
 
 def draw(spec: PlotSpec, data):
     """The figure of ``data`` drawn as ``spec`` says (see the module docstring)."""

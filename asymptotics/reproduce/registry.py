@@ -15,19 +15,33 @@ one more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import ParameterError
 from .plot import PlotSpec
 
-__all__ = ["SIZES", "Item", "TableSpec", "register", "items", "get"]
+__all__ = ["SIZES", "Item", "TableSpec", "sizes", "register", "items", "get"]
 
 #: Size presets, smallest first. ``toy`` exists for the test-suite only.
 SIZES = ("toy", "quick", "default", "full")
 
 #: The columns of a figure's theory-vs-simulation table.
 COMPARISON_COLUMNS = ("quantity", "point", "d", "theory", "simulation", "se", "z", "allowance", "passed")
+
+
+def sizes(**columns: Sequence) -> dict[str, dict]:
+    """An item's size presets written by parameter: each keyword a parameter, with its values at
+    the presets ``toy``, ``quick``, ``default`` and ``full``, in that order. ``sizes()`` (no
+    parameter): a theory-only item, the same at every size.
+
+    >>> sizes(d=(100, 200, 500, 2000), seeds=(2, 2, 3, 4))["quick"]
+    {'d': 200, 'seeds': 2}
+    """
+    for name, values in columns.items():
+        if len(values) != len(SIZES):
+            raise ValueError(f"sizes: {name} has {len(values)} values for the presets {', '.join(SIZES)}")
+    return {s: {name: values[i] for name, values in columns.items()} for i, s in enumerate(SIZES)}
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ RISK_LABEL = "prediction risk  E(f̂(x) − f*(x))²"
 TEST_ERROR_LABEL = r"test error $\varepsilon_g$"
 
 __all__ = ["NOISE_TEX", "RISK_LABEL", "TEST_ERROR_LABEL", "act_label", "allowance", "fmt", "sim_caption",
-           "add_simulated", "add_comparisons", "points_from"]
+           "add_simulated", "add_comparisons", "points_from", "one_step_setting"]
 
 _NAMES = {"tanh": "tanh", "erf": "erf", "relu": "ReLU", "softplus": "SoftPlus", "sin": "sin", "sigmoid": "sigmoid"}
 _ODD = {"tanh", "erf", "sin"}
@@ -32,6 +32,15 @@ def allowance(theory: float, d: int, rel: float, *, absolute: float = 0.0, d_ref
     bias of a finite network relative to the d → ∞ theory (stated per figure with ``rel``)."""
     scale = math.sqrt(d_ref / d)
     return (rel * abs(theory) + absolute) * scale
+
+
+def one_step_setting(ctx, x_name: str, **params):
+    """The one-step model of a setting (``params`` holds its ``student``, ``teacher`` and ``noise``) and
+    the item's empty figure along ``x_name`` recording ``params``."""
+    from ...theory.one_step import OneStepModel
+
+    model = OneStepModel.from_activations(params["student"], params["teacher"], noise=params["noise"])
+    return model, ctx.figure(x_name, **params)
 
 
 def sim_caption(d: int, seeds: int, n_test: int | None = None, extra: str = "") -> str:

@@ -6,17 +6,16 @@ import numpy as np
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
-from ._common import NOISE_TEX, add_simulated, fmt, sim_caption
+from ..registry import Item, sizes
+from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, NOISE = 2.0, 1.5, 0.1
-SIZES = {
-    "toy": {"d": 200, "seeds": 3, "eta": [1.0, 6.0, 10.0]},
-    "quick": {"d": 400, "seeds": 3, "eta": [1.0, 2.0, 4.0, 6.0, 10.0]},
-    "default": {"d": 800, "seeds": 3, "eta": [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0]},
-    "full": {"d": 2000, "seeds": 10, "eta": [0.5, 1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.5, 10.0, 12.0]},
-}
+SIZES = sizes(d=(200, 400, 800, 2000), seeds=(3, 3, 3, 10),
+              eta=([1.0, 6.0, 10.0],
+                   [1.0, 2.0, 4.0, 6.0, 10.0],
+                   [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0],
+                   [0.5, 1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.5, 10.0, 12.0]))
 #: (quantity, label, colour, panel, relative and absolute finite-size allowance at d = 1000)
 SERIES = (("overlap_beta", "⟨u₁, β*⟩² simulated", 0, 0, 0.02, 0.02),
           ("overlap_a", "⟨v₁, a⟩² simulated", 1, 0, 0.02, 0.03),
@@ -26,11 +25,9 @@ SERIES = (("overlap_beta", "⟨u₁, β*⟩² simulated", 0, 0, 0.02, 0.02),
 def data(ctx):
     from validation.simulator import BaConfig
 
-    from ...theory.one_step import OneStepModel, spike
+    from ...theory.one_step import spike
 
-    p = ctx.p
-    model = OneStepModel.from_activations(STUDENT, TEACHER, noise=NOISE)
-    fig = ctx.figure("eta", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2, noise=NOISE)
+    model, fig = one_step_setting(ctx, "eta", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2, noise=NOISE)
     grid = np.linspace(0.0, 12.0, 481)
     sp = spike(model, PSI1, PSI2, grid)
     eta_c = float(spike(model, PSI1, PSI2, 1.0).eta_threshold)
@@ -44,10 +41,10 @@ def data(ctx):
     fig.lines.append(RefLine("threshold", eta_c, "BBP threshold", panel=1))
     fig.lines.append(RefLine("bound", (1 + np.sqrt(PSI2)) ** 2, "bulk edge (1 + √ψ₂)²", panel=1))
 
+    p = ctx.p
     xs = [float(x) for x in p["eta"]]
-    cfgs = [BaConfig(student=STUDENT, teacher=TEACHER, d=p["d"], psi1=PSI1, psi2=PSI2, eta=x, noise=NOISE,
-                     measure=("spike",)) for x in xs]
-    sims = ctx.simulate_all(cfgs, p["seeds"], "spike")
+    sims = ctx.sweep(BaConfig, "eta", xs, "spike", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2, noise=NOISE,
+                     measure=("spike",))
     th = spike(model, PSI1, PSI2, np.array(xs))
 
     def near(x):  # finite-size effects are largest just above the threshold (checked: 0.209 vs 0.242 at d = 1000)

@@ -7,29 +7,28 @@ from scipy.optimize import brentq
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
-from ._common import NOISE_TEX, add_simulated, fmt, sim_caption
+from ..registry import Item, sizes
+from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
 
 STUDENT = TEACHER = "tanh"
 PSI2, NOISE = 1.5, 0.1
 ETAS = (2.0, 2.5, 5.0)
-SIZES = {
-    "toy": {"d": 200, "seeds": 3, "psi1": [0.5, 8.0], "sim_etas": [5.0]},
-    "quick": {"d": 400, "seeds": 3, "psi1": [0.25, 1.0, 4.0, 16.0], "sim_etas": [2.0, 5.0]},
-    "default": {"d": 600, "seeds": 3, "psi1": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": list(ETAS)},
-    "full": {"d": 2000, "seeds": 10, "psi1": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": list(ETAS)},
-}
+SIZES = sizes(d=(200, 400, 600, 2000), seeds=(3, 3, 3, 10),
+              psi1=([0.5, 8.0],
+                    [0.25, 1.0, 4.0, 16.0],
+                    [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
+                    [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]),
+              sim_etas=([5.0], [2.0, 5.0], list(ETAS), list(ETAS)))
 LO, HI = 0.2, 20.0
 
 
 def data(ctx):
     from validation.simulator import BaConfig
 
-    from ...theory.one_step import OneStepModel, spike
+    from ...theory.one_step import spike
 
     p = ctx.p
-    model = OneStepModel.from_activations(STUDENT, TEACHER, noise=NOISE)
-    fig = ctx.figure("psi1", student=STUDENT, teacher=TEACHER, psi2=PSI2, noise=NOISE, etas=list(ETAS))
+    model, fig = one_step_setting(ctx, "psi1", student=STUDENT, teacher=TEACHER, psi2=PSI2, noise=NOISE, etas=list(ETAS))
     grid = np.geomspace(LO, HI, 300)
     thresholds = {}
     for g, eta in enumerate(ETAS):
@@ -49,9 +48,8 @@ def data(ctx):
     for g, eta in enumerate(ETAS):
         if eta not in p["sim_etas"]:
             continue
-        cfgs = [BaConfig(student=STUDENT, teacher=TEACHER, d=p["d"], psi1=x, psi2=PSI2, eta=eta, noise=NOISE,
-                         measure=("spike",)) for x in xs]
-        sims = ctx.simulate_all(cfgs, p["seeds"], f"η = {fmt(eta)}")
+        sims = ctx.sweep(BaConfig, "psi1", xs, f"η = {fmt(eta)}", student=STUDENT, teacher=TEACHER, psi2=PSI2, eta=eta,
+                         noise=NOISE, measure=("spike",))
         x_c = thresholds.get(eta)
         add_simulated(ctx, fig, sims, xs, "overlap_beta", f"simulated, η = {fmt(eta)}",
                       spike(model, np.array(xs), PSI2, eta).overlap_beta, fixed={"eta": eta, "psi2": PSI2},
@@ -74,8 +72,8 @@ ITEM = Item(
            "step is small.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("ψ₁ = n/d", "alignment ⟨u₁, β*⟩²", xscale="log", ylim=(-0.02, 1.0), legend="upper left",
-                         title="σ = σ* = tanh, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),),
-                  title="Alignment with the teacher after one step, against ψ₁", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("ψ₁ = n/d", "alignment ⟨u₁, β*⟩²", xscale="log", ylim=(-0.02, 1.0), legend="upper left",
+                                title="σ = σ* = tanh, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),
+                         "Alignment with the teacher after one step, against ψ₁"),
     order=60,
 )

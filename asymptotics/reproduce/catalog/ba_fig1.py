@@ -6,17 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _erf_setting as S
 from ._common import add_simulated, fmt, sim_caption
 from ._large_step import large_step_risk1
 
-SIZES = {
-    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0]},
-    "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [4.0, 16.0]},
-    "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 8.0, 16.0, 32.0]},
-    "full": {"d": 512, "seeds": 20, "n_test": 10_000, "psi1": [2.0, 4.0, 8.0, 16.0, 32.0]},
-}
+SIZES = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 4, 20), n_test=(2000, 4000, 10_000, 10_000),
+              psi1=([4.0, 16.0], [4.0, 16.0], [4.0, 8.0, 16.0, 32.0], [2.0, 4.0, 8.0, 16.0, 32.0]))
 REL = 0.03
 
 

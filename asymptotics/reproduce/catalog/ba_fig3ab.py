@@ -15,7 +15,7 @@ import numpy as np
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import NOISE_TEX, RISK_LABEL, act_label, add_simulated, fmt, sim_caption
 
 #: finite-size allowance of R0, R1 (relative, at d = 1000, scaling as d^{-1/2}); the docs measured
@@ -100,18 +100,18 @@ def data(ctx, s: _Setting):
     return fig
 
 
-SIZES_3A = {
-    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [1.0, 6.0], "sim_etas": [4.0]},
-    "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [0.5, 4.0, 10.0], "sim_etas": [4.0, 8.0]},
-    "default": {"d": 256, "seeds": 5, "n_test": 10_000, "psi1": [0.5, 1.0, 4.0, 10.0, 20.0], "sim_etas": [4.0, 8.0]},
-    "full": {"d": 512, "seeds": 50, "n_test": 10_000, "psi1": [0.5, 1.0, 3.0, 4.0, 6.0, 10.0, 20.0], "sim_etas": [4.0, 8.0]},
-}
-SIZES_3B = {
-    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi2": [0.5, 2.0], "sim_etas": [4.0]},
-    "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi2": [0.25, 1.0, 4.0], "sim_etas": [2.0, 4.0]},
-    "default": {"d": 256, "seeds": 5, "n_test": 10_000, "psi2": [0.25, 0.5, 1.0, 2.0, 4.0], "sim_etas": [2.0, 4.0]},
-    "full": {"d": 512, "seeds": 50, "n_test": 10_000, "psi2": [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0], "sim_etas": [2.0, 4.0]},
-}
+SIZES_3A = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 5, 50), n_test=(2000, 4000, 10_000, 10_000),
+                 psi1=([1.0, 6.0],
+                       [0.5, 4.0, 10.0],
+                       [0.5, 1.0, 4.0, 10.0, 20.0],
+                       [0.5, 1.0, 3.0, 4.0, 6.0, 10.0, 20.0]),
+                 sim_etas=([4.0], [4.0, 8.0], [4.0, 8.0], [4.0, 8.0]))
+SIZES_3B = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 5, 50), n_test=(2000, 4000, 10_000, 10_000),
+                 psi2=([0.5, 2.0],
+                       [0.25, 1.0, 4.0],
+                       [0.25, 0.5, 1.0, 2.0, 4.0],
+                       [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]),
+                 sim_etas=([4.0], [2.0, 4.0], [2.0, 4.0], [2.0, 4.0]))
 
 
 def _plot(s: _Setting, figure: str, delta_title: str) -> PlotSpec:

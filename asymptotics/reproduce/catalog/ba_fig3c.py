@@ -5,18 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _erf_setting as S
 from ._common import add_simulated, fmt, sim_caption
 from ._large_step import large_step_risk1
 
 EXPONENTS = (0.0, 0.125, 0.25, 0.375, 0.5)
-SIZES = {
-    "toy": {"d": 100, "seeds": 4, "n_test": 2000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.5]},
-    "quick": {"d": 128, "seeds": 4, "n_test": 4000, "psi1": [4.0, 16.0], "exponents": [0.0, 0.25, 0.5]},
-    "default": {"d": 256, "seeds": 4, "n_test": 10_000, "psi1": [4.0, 8.0, 16.0], "exponents": list(EXPONENTS)},
-    "full": {"d": 512, "seeds": 20, "n_test": 10_000, "psi1": [2.0, 4.0, 8.0, 16.0, 32.0], "exponents": list(EXPONENTS)},
-}
+SIZES = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 4, 20), n_test=(2000, 4000, 10_000, 10_000),
+              psi1=([4.0, 16.0], [4.0, 16.0], [4.0, 8.0, 16.0], [2.0, 4.0, 8.0, 16.0, 32.0]),
+              exponents=([0.0, 0.5], [0.0, 0.25, 0.5], list(EXPONENTS), list(EXPONENTS)))
 REL = 0.03
 _FRACTION = {0.0: "0", 0.125: "1/8", 0.25: "1/4", 0.375: "3/8", 0.5: "1/2"}
 

@@ -6,27 +6,24 @@ import numpy as np
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
-from ._common import NOISE_TEX, add_simulated, fmt, sim_caption
+from ..registry import Item, sizes
+from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, NOISE = 3.0, 1.0, 0.1
-SIZES = {
-    "toy": {"d": 150, "seeds": 3, "eta": [1.0, 8.0]},
-    "quick": {"d": 500, "seeds": 3, "eta": [1.0, 4.0, 6.0, 8.0]},
-    "default": {"d": 800, "seeds": 3, "eta": [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0]},
-    "full": {"d": 1600, "seeds": 6, "eta": [1.0, 2.0, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0]},
-}
+SIZES = sizes(d=(150, 500, 800, 1600), seeds=(3, 3, 3, 6),
+              eta=([1.0, 8.0],
+                   [1.0, 4.0, 6.0, 8.0],
+                   [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0],
+                   [1.0, 2.0, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0]))
 
 
 def data(ctx):
     from validation.simulator import BaConfig
 
-    from ...theory.one_step import OneStepModel, ck_outlier, spike
+    from ...theory.one_step import ck_outlier, spike
 
-    p = ctx.p
-    model = OneStepModel.from_activations(STUDENT, TEACHER, noise=NOISE)
-    fig = ctx.figure("eta", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2, noise=NOISE)
+    model, fig = one_step_setting(ctx, "eta", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2, noise=NOISE)
     grid = np.linspace(0.0, 10.5, 211)
     ck = ck_outlier(model, PSI1, PSI2, grid)
     sep = np.asarray(ck.separated, bool)
@@ -41,10 +38,10 @@ def data(ctx):
         fig.params["eta_ck_separation"] = eta_ck
         fig.notes.append(f"The CK outlier leaves the bulk at η ≈ {eta_ck:.2f}, after the weight spike (η_c = {eta_c:.3f}): "
                          "the population spike μ1² s₁² + μ2² must exceed the spiked-covariance critical value.")
+    p = ctx.p
     xs = [float(x) for x in p["eta"]]
-    cfgs = [BaConfig(student=STUDENT, teacher=TEACHER, d=p["d"], psi1=PSI1, psi2=PSI2, eta=x, noise=NOISE,
-                     measure=("ck",)) for x in xs]
-    sims = ctx.simulate_all(cfgs, p["seeds"], "trained CK")
+    sims = ctx.sweep(BaConfig, "eta", xs, "trained CK", student=STUDENT, teacher=TEACHER, psi1=PSI1, psi2=PSI2,
+                     noise=NOISE, measure=("ck",))
     th = np.asarray(ck_outlier(model, PSI1, PSI2, np.array(xs)).top_eigenvalue, float)
     # the formula is for a well-separated spike; near the separation the finite-d top eigenvalue is biased upwards
     add_simulated(ctx, fig, sims, xs, "ck_outlier", r"$\lambda_{\max}$(CK) simulated", th,
@@ -63,8 +60,8 @@ ITEM = Item(
            "(μ1²s₁² + μ2²)(1 + (ψ2/ψ1)(1/θ² + (μ2²/μ1²)/(ψ2 + θ²))).",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("learning rate η", "largest eigenvalue of the trained CK", legend="upper left",
-                         title="σ = σ* = tanh, ψ₁ = {psi1}, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),),
-                  title="Spike of the trained conjugate kernel", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("learning rate η", "largest eigenvalue of the trained CK", legend="upper left",
+                                title="σ = σ* = tanh, ψ₁ = {psi1}, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),
+                         "Spike of the trained conjugate kernel"),
     order=70,
 )

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..data import Curve
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 
@@ -15,12 +15,8 @@ C_BULK, R, GAMMA = 1.0, 1.5, 1.0  # the checked point of docs/spiked-rf.md (α =
 BETA, LAM = 1.0, 0.01
 READOUTS = (((1.0,), (1.0,)), ((0.3, 1.7), (0.5, 0.5)))
 LABELS = ("uniform readout u ≡ 1", "2 types u ∈ {0.3, 1.7}")
-SIZES = {
-    "toy": {"d": 200, "seeds": 4, "n_test": 3000, "alpha": [3.0]},
-    "quick": {"d": 300, "seeds": 4, "n_test": 5000, "alpha": [1.0, 3.0]},
-    "default": {"d": 800, "seeds": 3, "n_test": 10_000, "alpha": [0.5, 1.0, 2.0, 3.0, 5.0]},
-    "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": [0.5, 1.0, 2.0, 3.0, 5.0]},
-}
+SIZES = sizes(d=(200, 300, 800, 2000), seeds=(4, 4, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
+              alpha=([3.0], [1.0, 3.0], [0.5, 1.0, 2.0, 3.0, 5.0], [0.5, 1.0, 2.0, 3.0, 5.0]))
 REL = 0.05
 
 
@@ -36,9 +32,8 @@ def data(ctx):
         ro = None if len(vals) == 1 else vals
         fig.curves.append(Curve(label, grid, C.curve(grid, readout=ro, **kw)[0], "test_error", {"readout": list(vals)},
                                 group=g))
-        cfgs = [SRFConfig(student=STUDENT, teacher=TEACHER, d=p["d"], alpha=a, beta=BETA, lam=LAM, c=C_BULK, r=R,
-                          gamma=GAMMA, readout_values=vals, readout_proportions=props, n_test=p["n_test"]) for a in xs]
-        sims = ctx.simulate_all(cfgs, p["seeds"], f"K = {len(vals)}")
+        sims = ctx.sweep(SRFConfig, "alpha", xs, f"K = {len(vals)}", student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM,
+                         c=C_BULK, r=R, gamma=GAMMA, readout_values=vals, readout_proportions=props)
         add_simulated(ctx, fig, sims, xs, "test_error", f"sRF simulated, K = {len(vals)}",
                       C.curve(xs, readout=ro, **kw)[0], fixed={"K": len(vals)}, rel=REL, group=g,
                       params={"K": len(vals)})
@@ -59,8 +54,8 @@ ITEM = Item(
            "two-type readout initialisation along α.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("α = n/d", TEST_ERROR_LABEL, xscale="log", yscale="log", legend="lower left",
-                         title="σ = tanh, σ* = sin, c = {c}, r = {r}, γ = {gamma}, p = d, λ = {lam}"),),
-                  title="Cui et al.: non-uniform readout initialisation (K readout types)", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("α = n/d", TEST_ERROR_LABEL, xscale="log", yscale="log", legend="lower left",
+                                title="σ = tanh, σ* = sin, c = {c}, r = {r}, γ = {gamma}, p = d, λ = {lam}"),
+                         "Cui et al.: non-uniform readout initialisation (K readout types)"),
     order=100,
 )

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 
@@ -15,12 +15,9 @@ STUDENT = "tanh"
 TARGETS = ("tanh", "sin")
 BETA, LAM = 1.0, 0.01
 STEPS = ((1.0, 0.5), (3.0, 20.0))  # (η̃, α0): the authors' stored run, and a strong step with a large first batch
-SIZES = {
-    "toy": {"d": 150, "seeds": 3, "n_test": 3000, "alpha": [1.0, 3.0], "targets": ["tanh"]},
-    "quick": {"d": 250, "seeds": 3, "n_test": 5000, "alpha": [0.5, 3.0], "targets": list(TARGETS)},
-    "default": {"d": 500, "seeds": 3, "n_test": 10_000, "alpha": [0.5, 1.0, 2.0, 3.0], "targets": list(TARGETS)},
-    "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0], "targets": list(TARGETS)},
-}
+SIZES = sizes(d=(150, 250, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
+              alpha=([1.0, 3.0], [0.5, 3.0], [0.5, 1.0, 2.0, 3.0], [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]),
+              targets=(["tanh"], list(TARGETS), list(TARGETS), list(TARGETS)))
 REL = 0.05  # network vs d → ∞ theory at d = 1000 (docs/spiked-rf.md: 5 % at d = 1500, α = 0.5)
 
 

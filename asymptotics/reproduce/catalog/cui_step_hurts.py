@@ -7,18 +7,17 @@ from scipy.optimize import brentq
 
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 
 STUDENT = TEACHER = "tanh"
 BETA, LAM, ETA_TILDE, ALPHA0 = 1.0, 0.01, 5.0, 1.0
-SIZES = {
-    "toy": {"d": 150, "seeds": 3, "n_test": 3000, "alpha": [0.5, 3.0]},
-    "quick": {"d": 300, "seeds": 3, "n_test": 5000, "alpha": [0.5, 1.5, 3.0]},
-    "default": {"d": 600, "seeds": 4, "n_test": 10_000, "alpha": [0.3, 0.5, 1.0, 1.5, 2.0, 3.0]},
-    "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": [0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]},
-}
+SIZES = sizes(d=(150, 300, 600, 2000), seeds=(3, 3, 4, 3), n_test=(3000, 5000, 10_000, 10_000),
+              alpha=([0.5, 3.0],
+                     [0.5, 1.5, 3.0],
+                     [0.3, 0.5, 1.0, 1.5, 2.0, 3.0],
+                     [0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]))
 REL = 0.05
 _KW = dict(student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM)
 _STEP = dict(eta_tilde=ETA_TILDE, alpha0=ALPHA0)
@@ -73,8 +72,8 @@ ITEM = Item(
            "α and worse beyond the predicted crossing; theory and simulation agree on both curves.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("α = n/d", TEST_ERROR_LABEL, xscale="log", legend="lower left",
-                         title="σ = σ* = tanh, p = d, λ = {lam}, η̃ = {eta_tilde}, α₀ = {alpha0}"),),
-                  title="Cui et al.: too large a step hurts", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("α = n/d", TEST_ERROR_LABEL, xscale="log", legend="lower left",
+                                title="σ = σ* = tanh, p = d, λ = {lam}, η̃ = {eta_tilde}, α₀ = {alpha0}"),
+                         "Cui et al.: too large a step hurts"),
     order=90,
 )

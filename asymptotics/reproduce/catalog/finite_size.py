@@ -16,7 +16,7 @@ import math
 from ...figures.finite_size import convergence_series, omega_label
 from ..data import Curve, Points, RefLine, compare
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import SIZES, Item
 
 __all__ = ["ITEMS", "finite_size_item", "study_data"]
 
@@ -87,7 +87,7 @@ def finite_size_item(variant, order: int = 400) -> Item:
         paper=f"validation case {variant.case}; docs/finite-size.md",
         checks="The simulated values extrapolate (weighted fit of L + b·d^-ω) to the d → ∞ theory within 3 s.e., "
                "with an acceptable fit, and no allowance.",
-        sizes={s: {"mode": s} for s in ("toy", "quick", "default", "full")},
+        sizes={s: {"mode": s} for s in SIZES},
         data=lambda ctx, v=variant: study_data(ctx, v),
         plot=PlotSpec(panels, title="{variant}", width=4.2, height=3.4 if n > 1 else 3.6),
         order=order,

@@ -10,7 +10,7 @@ import math
 
 from ..data import Points, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import NOISE_TEX, fmt, sim_caption
 from ._spectra import compare_seeds, seed_stats
 
@@ -18,12 +18,8 @@ STUDENT = TEACHER = "tanh"
 NOISE = 0.1
 SMALL = {"psi1": 3.0, "psi2": 1.0, "eta": 6.0}  # η = Θ(1)
 LARGE = {"psi1": 2.0, "psi2": 1.0, "eta": 1.0}  # η = c√N with c = 1
-SIZES = {
-    "toy": {"d": [100, 200], "seeds": 3},
-    "quick": {"d": [250, 500, 1000], "seeds": 2},
-    "default": {"d": [250, 500, 1000, 2000], "seeds": 3},
-    "full": {"d": [500, 1000, 2000, 4000], "seeds": 4},
-}
+SIZES = sizes(d=([100, 200], [250, 500, 1000], [250, 500, 1000, 2000], [500, 1000, 2000, 4000]),
+              seeds=(3, 2, 3, 4))
 #: finite-size allowances at d = 1000 (√(1000/d) scaling): the outliers 6 % (docs/spectra.md §5:
 #: 1–5 % below the limits at d = 500–4000), the label alignments ± 0.03
 REL_LOCATION, ABS_LABELS = 0.06, 0.03

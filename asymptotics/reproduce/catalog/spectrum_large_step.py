@@ -8,18 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import fmt, sim_caption
 from ._spectra import compare_seeds, density_curve, histogram_points, mark_spectrum
 
 STUDENT = TEACHER = "tanh"
 ALPHA, BETA, ETA_TILDE, ALPHA0 = 2.0, 1.0, 3.0, 2.0
-SIZES = {
-    "toy": {"d": 150, "seeds": 2, "bins": 30},
-    "quick": {"d": 500, "seeds": 2, "bins": 50},
-    "default": {"d": 1000, "seeds": 3, "bins": 60},
-    "full": {"d": 2000, "seeds": 4, "bins": 80},
-}
+SIZES = sizes(d=(150, 500, 1000, 2000), seeds=(2, 2, 3, 4), bins=(30, 50, 60, 80))
 #: finite-size allowance of λ₁/N at d = 1000 (√(1000/d) scaling): 5 % (docs/spectra.md §5: within
 #: 2 % at d = 500–4000, the GE features within 3 %)
 REL_LOCATION = 0.05

@@ -6,18 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import NOISE_TEX, fmt, sim_caption
 from ._spectra import compare_seeds, density_curve, histogram_points, mark_spectrum
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, ETA, NOISE = 3.0, 1.0, 6.0, 0.1
-SIZES = {
-    "toy": {"d": 200, "seeds": 2, "bins": 30},
-    "quick": {"d": 500, "seeds": 2, "bins": 50},
-    "default": {"d": 1000, "seeds": 3, "bins": 60},
-    "full": {"d": 2000, "seeds": 4, "bins": 80},
-}
+SIZES = sizes(d=(200, 500, 1000, 2000), seeds=(2, 2, 3, 4), bins=(30, 50, 60, 80))
 #: finite-size allowances at d = 1000 (scaling as √(1000/d)): the outliers sit 1–4 % below their
 #: limits at d = 500–2000 (θ² fluctuates through ‖a‖² and ‖Xᵀy/n‖²), the CK outlier up to 5 % at
 #: d = 500 (docs/spectra.md §5); overlaps ± 0.03

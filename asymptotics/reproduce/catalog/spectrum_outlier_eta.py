@@ -10,18 +10,17 @@ import numpy as np
 
 from ..data import Curve, Points, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import NOISE_TEX, fmt, sim_caption
 from ._spectra import compare_seeds, seed_stats
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, NOISE = 3.0, 1.0, 0.1
-SIZES = {
-    "toy": {"d": 150, "seeds": 2, "eta": [3.0, 8.0]},
-    "quick": {"d": 500, "seeds": 2, "eta": [1.0, 2.0, 3.0, 4.0, 6.0, 9.0, 12.0]},
-    "default": {"d": 1000, "seeds": 3, "eta": [1.0, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0]},
-    "full": {"d": 2000, "seeds": 4, "eta": [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0]},
-}
+SIZES = sizes(d=(150, 500, 1000, 2000), seeds=(2, 2, 3, 4),
+              eta=([3.0, 8.0],
+                   [1.0, 2.0, 3.0, 4.0, 6.0, 9.0, 12.0],
+                   [1.0, 2.0, 2.5, 3.0, 4.0, 6.0, 8.0, 12.0],
+                   [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0]))
 #: finite-size allowances at d = 1000 (√(1000/d) scaling): location 4 %, overlaps ± 0.03
 REL_LOCATION, ABS_OVERLAP = 0.04, 0.03
 

@@ -11,17 +11,17 @@ import numpy as np
 from ...theory.spiked_rf.structured_map import isotropic_validity_threshold, structured_one_step
 from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 
 STUDENT = TEACHER = "tanh"
 ALPHA, BETA, LAM = 3.0, 1.0, 0.01
 LEVEL = 0.01
-SIZES = {
-    "toy": {"eta_tilde": [5.0], "alpha0": [1.0, 5.0], "thresholds": False},
-    "quick": {"eta_tilde": [1.0, 2.0, 3.0, 5.0], "alpha0": np.geomspace(0.5, 20.0, 9).tolist(), "thresholds": True},
-    "default": {"eta_tilde": [1.0, 2.0, 3.0, 5.0], "alpha0": np.geomspace(0.5, 20.0, 12).tolist(), "thresholds": True},
-    "full": {"eta_tilde": [1.0, 2.0, 3.0, 5.0], "alpha0": np.geomspace(0.5, 20.0, 24).tolist(), "thresholds": True},
-}
+SIZES = sizes(eta_tilde=([5.0], [1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 5.0]),
+              alpha0=([1.0, 5.0],
+                      np.geomspace(0.5, 20.0, 9).tolist(),
+                      np.geomspace(0.5, 20.0, 12).tolist(),
+                      np.geomspace(0.5, 20.0, 24).tolist()),
+              thresholds=(False, True, True, True))
 
 
 def data(ctx):
@@ -57,8 +57,8 @@ ITEM = Item(
            "the α0 above which it is below 1 %.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("α0 = n0/d", "structured / isotropic − 1 (%)", xscale="log", legend="upper right",
-                         title="σ = σ* = tanh, α = {alpha}, λ = {lam}"),),
-                  title="Network → sRF map: modelling error of the isotropic bulk", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("α0 = n0/d", "structured / isotropic − 1 (%)", xscale="log", legend="upper right",
+                                title="σ = σ* = tanh, α = {alpha}, λ = {lam}"),
+                         "Network → sRF map: modelling error of the isotropic bulk"),
     order=110,
 )

@@ -13,7 +13,7 @@ import numpy as np
 from ...theory.spiked_rf.phase_diagram import phase_diagram
 from ..data import Curve
 from ..plot import Panel, PlotSpec
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import fmt
 
 STUDENT = TEACHER = "tanh"
@@ -21,7 +21,7 @@ BETA, LAM = 1.0, 0.01
 #: first batches n0 = α0·d: a small one (the step can hurt) and a large one (it can beat kernels)
 ALPHA0S = (1.0, 20.0)
 #: grid points per axis: α log-spaced on [0.1, 10], η̃ on [0, 10]
-SIZES = {"toy": {"n": 20}, "quick": {"n": 40}, "default": {"n": 100}, "full": {"n": 200}}
+SIZES = sizes(n=(20, 40, 100, 200))
 
 
 _ORDINAL = ("first", "second", "further")
@@ -76,8 +76,8 @@ ITEM = Item(
     checks="The contours of the sRF test error over (α, η̃): ε_g = ε_RF and ε_g = the linear floor.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("α = n/d", "η̃", xscale="log", legend="upper right",
-                         title="σ = σ* = tanh, p = d, λ = {lam}, α₀ ∈ {{{alpha0}}}"),),
-                  title="Cui et al.: one-step phase diagram", width=5.6, height=4.2),
+    plot=PlotSpec.single(Panel("α = n/d", "η̃", xscale="log", legend="upper right",
+                                title="σ = σ* = tanh, p = d, λ = {lam}, α₀ ∈ {{{alpha0}}}"),
+                         "Cui et al.: one-step phase diagram"),
     order=95,
 )

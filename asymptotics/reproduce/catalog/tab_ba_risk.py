@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import add_simulated
 
 #: (student, teacher, σ_ε, λ, ψ1, ψ2, η) — the checked points of docs/one-step.md §6
@@ -12,12 +12,7 @@ POINTS = (
     ("erf", "erf", 0.1, 1e-3, 3.0, 2.0, 2.0),
     ("tanh", "tanh", 0.1, 0.1, 1.0, 0.5, 3.0),
 )
-SIZES = {
-    "toy": {"d": 100, "seeds": 4, "n_test": 2000},
-    "quick": {"d": 150, "seeds": 4, "n_test": 5000},
-    "default": {"d": 400, "seeds": 4, "n_test": 10_000},
-    "full": {"d": 800, "seeds": 10, "n_test": 10_000},
-}
+SIZES = sizes(d=(100, 150, 400, 800), seeds=(4, 4, 4, 10), n_test=(2000, 5000, 10_000, 10_000))
 
 
 def data(ctx):

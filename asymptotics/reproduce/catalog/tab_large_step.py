@@ -3,18 +3,13 @@ paper has (Ba et al. only bound it): ``docs/large-step-exact.md``."""
 
 from __future__ import annotations
 
-from ..registry import Item
+from ..registry import Item, sizes
 from ._common import add_simulated
 from ._large_step import large_step_risk1
 
 #: (student, teacher, ψ2, λ, σ_ε, ψ1 values) — settings (a) and (b) of docs/large-step-exact.md, c = 1
 SETTINGS = (("erf", "erf", 2.0, 1e-3, 0.1, (4.0, 8.0, 16.0)), ("tanh", "tanh", 1.0, 1e-2, 0.1, (2.0, 8.0)))
-SIZES = {
-    "toy": {"d": 100, "seeds": 3, "n_test": 3000},
-    "quick": {"d": 200, "seeds": 3, "n_test": 5000},
-    "default": {"d": 500, "seeds": 3, "n_test": 10_000},
-    "full": {"d": 2000, "seeds": 3, "n_test": 10_000},
-}
+SIZES = sizes(d=(100, 200, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000))
 
 
 def data(ctx):
@@ -31,9 +26,8 @@ def data(ctx):
         kw = dict(psi2=psi2, lam=lam, noise=noise, c=1.0, d=d, check=ctx.size != "toy")
         fin = large_step_risk1(s, t, xs, width=N, **kw)
         inf = large_step_risk1(s, t, xs, **kw)
-        cfgs = [BaConfig(student=s, teacher=t, d=d, psi1=x, psi2=psi2, eta=1.0, eta_exponent=0.5, lam=lam, noise=noise,
-                         n_test=p["n_test"], measure=("risk",)) for x in xs]
-        sims = ctx.simulate_all(cfgs, p["seeds"], f"{s}/{t} large step")
+        sims = ctx.sweep(BaConfig, "psi1", xs, f"{s}/{t} large step", student=s, teacher=t, psi2=psi2, eta=1.0,
+                         eta_exponent=0.5, lam=lam, noise=noise, measure=("risk",))
         pts = add_simulated(ctx, fig, sims, xs, "risk1", f"{s}/{t}", fin, plotted=False, rel=0.05,
                             fixed={"pair": f"{s}/{t}", "psi2": psi2, "N": N})
         kb = resolve_activation(t, name="teacher").constants().mu2_sq

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _cui_setting as C
 
 STEPS = ((None, None), (1.0, 0.5), (1.0, 2.0), (3.0, 2.0), (3.0, 20.0), (5.0, 20.0))
@@ -27,7 +27,7 @@ ITEM = Item(
     title="Reference grid of sRF test errors",
     paper="Cui et al. (2024) (docs/spiked-rf.md, accuracy)",
     checks="The sRF test error for six first steps (including none) and two targets, as a citable table.",
-    sizes={s: {} for s in ("toy", "quick", "default", "full")},  # theory only: the same at every size
+    sizes=sizes(),  # theory only: the same at every size
     data=data,
     order=230,
 )

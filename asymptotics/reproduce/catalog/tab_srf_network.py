@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item
+from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import add_simulated
 
@@ -10,12 +10,8 @@ from ._common import add_simulated
 SETTINGS = (("tanh", "tanh", 5.0, 1.0, 0.01), ("tanh", "sin", 3.0, 20.0, 0.1))
 ALPHAS = (0.5, 1.5, 3.0)
 BETA = 1.0
-SIZES = {
-    "toy": {"d": 150, "seeds": 3, "n_test": 3000, "alpha": [3.0]},
-    "quick": {"d": 300, "seeds": 3, "n_test": 5000, "alpha": [0.5, 3.0]},
-    "default": {"d": 500, "seeds": 3, "n_test": 10_000, "alpha": list(ALPHAS)},
-    "full": {"d": 2000, "seeds": 3, "n_test": 10_000, "alpha": list(ALPHAS)},
-}
+SIZES = sizes(d=(150, 300, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
+              alpha=([3.0], [0.5, 3.0], list(ALPHAS), list(ALPHAS)))
 REL = 0.05
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item
+from ..registry import Item, sizes
 
 PAIRS = (("erf", "erf"), ("tanh", "tanh"), ("tanh", "softplus"), ("softplus", "softplus"), ("erf", "tanh"),
          ("tanh", "erf"), ("relu", "relu"))
@@ -35,7 +35,7 @@ ITEM = Item(
     paper="Ba et al. (2022), eq. (5.1) and Cor. (docs/large-step.md, τ* and κ*)",
     checks="τ* and κ* of the oracle neuron average, with the closed form for erf/erf, and which pairs beat the "
            "kernel bound after one large step.",
-    sizes={s: {} for s in ("toy", "quick", "default", "full")},  # theory only: the same at every size
+    sizes=sizes(),  # theory only: the same at every size
     data=data,
     order=200,
 )
