@@ -25,19 +25,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 from scipy.optimize import fsolve
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _best(f, repeat):
-    best = np.inf
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def mp_baseline(z, psi2):
@@ -89,9 +80,9 @@ def main(argv=None):
     mp.grid(at={"z": [-1.0], "psi2": 0.5})
     t_compile = time.perf_counter() - t0
     z = np.linspace(-3.0, -0.01, 10_000)
-    t_base, ref = _best(lambda: mp_baseline(z, 0.5), args.repeat)
-    t_scale, g1 = _best(lambda: mp.grid(at={"z": z, "psi2": 0.5}), args.repeat)
-    t_grid, g2 = _best(lambda: mp.grid(at={"z": z, "psi2": 0.5}, branch="grid"), args.repeat)
+    t_base, ref = best_of(lambda: mp_baseline(z, 0.5), args.repeat)
+    t_scale, g1 = best_of(lambda: mp.grid(at={"z": z, "psi2": 0.5}), args.repeat)
+    t_grid, g2 = best_of(lambda: mp.grid(at={"z": z, "psi2": 0.5}, branch="grid"), args.repeat)
     err = max(np.max(np.abs(g.value - ref) / np.abs(ref)) for g in (g1, g2))
     lines += [
         "## Marchenko–Pastur, 10,000 points",
@@ -122,9 +113,11 @@ def main(argv=None):
     rf.grid(at={"lam": [0.1], "phi": 1.5, "psi": 0.8})
     t_compile = time.perf_counter() - t0
     lams = np.geomspace(10.0, 1e-3, 1000)
-    t_base, ref = _best(lambda: rf_baseline(lams, 1.5, 0.8, eta, zeta), args.repeat)
-    t_scale, g1 = _best(lambda: rf.grid(at={"lam": lams, "phi": 1.5, "psi": 0.8}), args.repeat)
-    t_grid, g2 = _best(lambda: rf.grid(at={"lam": lams, "phi": 1.5, "psi": 0.8}, branch="grid"), args.repeat)
+    t_base, ref = best_of(lambda: rf_baseline(lams, 1.5, 0.8, eta, zeta), args.repeat)
+    t_scale, g1 = best_of(lambda: rf.grid(at={"lam": lams, "phi": 1.5, "psi": 0.8}), args.repeat)
+    t_grid, g2 = best_of(
+        lambda: rf.grid(at={"lam": lams, "phi": 1.5, "psi": 0.8}, branch="grid"), args.repeat
+    )
     err = max(np.max(np.abs(g.value - ref) / np.abs(ref)) for g in (g1, g2))
     lines += [
         "## Random-features ridge τ1 (centred ReLU, φ = 1.5, ψ = 0.8), 1,000 values of λ",

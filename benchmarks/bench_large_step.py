@@ -36,6 +36,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _common import publish  # noqa: E402
 from scipy.linalg import cho_factor, cho_solve  # noqa: E402
 
 SETTING = dict(student="erf", teacher="erf", psi2=2.0, noise=0.1)
@@ -393,11 +394,7 @@ def main(argv=None) -> None:
         "122) — computed by `asymptotics.theory.spiked_rf.cget`, not by the kernel benchmarked here.",
         "",
     ]
-    text = "\n".join(L)
-    print(text)
-    from asymptotics.atomic import write_bytes
-
-    write_bytes(a.out, text.encode(), create_parents=True)
+    publish(L, a.out)
 
 
 if __name__ == "__main__":

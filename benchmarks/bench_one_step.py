@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 from scipy.optimize import brentq
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,16 +81,6 @@ def grid(points: int):
     eta = np.linspace(0, 10, k)
     G = np.array(np.meshgrid(p1, p2, lam, eta, indexing="ij")).reshape(4, -1)
     return G[0], G[1], G[2], G[3]
-
-
-def best_of(fn, repeat):
-    times = []
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def cold_start() -> float:

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import best_of
 
 from asymptotics.atomic import write_text
 
@@ -148,15 +149,6 @@ class NumpySRF:
 
 
 # ---- the measurements ---------------------------------------------------------------------------
-def best_of(fn, repeats):
-    best, value = math.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, value
-
-
 def rel_diff(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.nanmax(np.abs(a - b) / np.abs(b)))

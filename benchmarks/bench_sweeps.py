@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import publish
+
 
 def noop(params, seed):
     return {"i2": params["i"] * 2}
@@ -65,7 +67,6 @@ def threads_config(out, d, seeds, psi1):
 def threads_table(out_path, repeats: int):
     """Wall time of the default thread choice against 1 thread and all cores per task, in-process
     (and ``processes:2`` where tasks are small), best of ``repeats`` interleaved runs."""
-    from asymptotics.atomic import write_bytes
     from asymptotics.sweeps import get_quantity, load_config, make_tasks, run_sweep
     from asymptotics.sweeps.executors import THREADED_COST, InProcessExecutor, default_threads
 
@@ -119,9 +120,7 @@ def threads_table(out_path, repeats: int):
         lines.append(f"| {d} | {n} | {cost:.1e} | {chosen} | {label} | {wall:.2f} | {ratio:.2f} |")
     lines += ["", "Command: `python benchmarks/bench_sweeps.py --threads" + (f" --repeats {repeats}" if repeats != 2 else "")
               + "`", ""]
-    text = "\n".join(lines)
-    print(text)
-    write_bytes(out_path, text.encode(), create_parents=True)
+    publish(lines, out_path)
 
 
 def overhead_per_task(summary, workers):
@@ -143,7 +142,6 @@ def main():
 
     import numpy as np
 
-    from asymptotics.atomic import write_bytes
     from asymptotics.sweeps import (
         get_quantity,
         load_config,
@@ -277,9 +275,7 @@ def main():
         + (f" --repeats {args.repeats}" if args.repeats != 2 else "") + "`",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    write_bytes(args.out, text.encode(), create_parents=True)
+    publish(lines, args.out)
 
 
 if __name__ == "__main__":

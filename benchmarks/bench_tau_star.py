@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import publish
 from scipy import integrate, optimize
 
 
@@ -147,11 +148,7 @@ def main(argv=None) -> None:
         f"[{grid.kappa_star.min():.3f}, {grid.kappa_star.max():.3f}].",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    from asymptotics.atomic import write_bytes
-
-    write_bytes(args.out, text.encode(), create_parents=True)
+    publish(lines, args.out)
 
 
 if __name__ == "__main__":

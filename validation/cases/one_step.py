@@ -60,6 +60,11 @@ def _allow(key: str, run: CaseConfig) -> float:
     return ALLOW[key] * (2.0 if run.quick else 1.0)
 
 
+def _size(run: CaseConfig, quick: tuple[int, int], full: tuple[int, int]) -> tuple[int, int]:
+    """``(d, seeds)`` of a case: ``quick`` in a quick run, ``full`` otherwise."""
+    return quick if run.quick else full
+
+
 def _sim(run: CaseConfig, offset: int, seeds: int, **cfg):
     return simulate(BaConfig(**cfg), seeds=seeds, root_seed=run.seed + offset, workers=run.workers)
 
@@ -97,7 +102,7 @@ def _alignment_point(name, run, eta, *, d, seeds, offset, below=False, extra=Fal
 @case("one-step-alignment-below", family=FAMILY,
       description="§3: tanh/tanh, σ_ε = 0.1, ψ1 = 2, ψ2 = 1.5, η = 1, 2 (below η_c = 2.42): overlaps → 0; d = 1000")
 def alignment_below(run: CaseConfig):
-    d, seeds = (400, 3) if run.quick else (1000, 4)
+    d, seeds = _size(run, (400, 3), (1000, 4))
     rows = []
     for i, eta in enumerate((1.0, 2.0)):
         rows += _alignment_point("one-step-alignment-below", run, eta, d=d, seeds=seeds, offset=10 + i, below=True)
@@ -107,7 +112,7 @@ def alignment_below(run: CaseConfig):
 @case("one-step-alignment-far", family=FAMILY, quick=True,
       description="§3: tanh/tanh, σ_ε = 0.1, ψ1 = 2, ψ2 = 1.5, η = 5, 10: ⟨u₁,β*⟩², ⟨v₁,a⟩², s₁², ‖W₁ᵀβ*‖²; d = 1000")
 def alignment_far(run: CaseConfig):
-    d, seeds = (400, 3) if run.quick else (1000, 4)
+    d, seeds = _size(run, (400, 3), (1000, 4))
     rows = []
     for i, eta in enumerate((5.0, 10.0)):
         rows += _alignment_point("one-step-alignment-far", run, eta, d=d, seeds=seeds, offset=20 + i, extra=(i == 0))
@@ -156,7 +161,7 @@ RISK_POINTS = {
 def _risk_case(key, run: CaseConfig, offset):
     student, teacher, noise, lam, psi1, psi2, eta = RISK_POINTS[key]
     name = f"one-step-risk-{key}"
-    d, seeds = (300, 3) if run.quick else (1000, 6)
+    d, seeds = _size(run, (300, 3), (1000, 6))
     n_test = 4000 if run.quick else 10_000
     m = _model(student, teacher, noise)
     th = risk(m, psi1, psi2, lam, eta, route="C")
@@ -202,7 +207,7 @@ def risk_tanh_tanh(run: CaseConfig):
                   "σ(X̃W₁)ᵀσ(X̃W₁)/n; d = 1600")
 def ck_outlier_case(run: CaseConfig):
     name = "one-step-ck-outlier"
-    d, seeds = (400, 3) if run.quick else (1600, 3)
+    d, seeds = _size(run, (400, 3), (1600, 3))
     rows = []
     for i, (psi1, psi2, eta) in enumerate(((3.0, 1.0, 6.0), (2.0, 2.0, 8.0))):
         m = _model("tanh", "tanh", 0.1)
@@ -256,7 +261,7 @@ def theta2_simulations(d: int, seeds: int, root_seed: int, workers: int = 1, n_t
                   "σ_ε = 0.1 and 1; the variant without θ2 is rejected; d = 1000")
 def theta2_case(run: CaseConfig):
     name = "one-step-theta2"
-    d, seeds = (300, 6) if run.quick else (1000, 6)
+    d, seeds = _size(run, (300, 6), (1000, 6))
     rows_ = theta2_simulations(d, seeds, run.seed + 60, run.workers, n_test=4000 if run.quick else 10_000)
     out = []
     pars = dict(THETA2_POINT)

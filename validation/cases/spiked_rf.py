@@ -88,20 +88,25 @@ def _network_and_srf(name, run, *, student, teacher, eta_tilde, alpha0, lam, alp
     return checks
 
 
-@case("spiked-rf-table-tanh", family=FAMILY,
-      description="docs/spiked-rf.md (checks): tanh/tanh, η̃ = 5, α0 = 1, λ = 0.01, α = 0.5, 1.5, 3 — network and sRF, d = 1500")
-def table_tanh(run: CaseConfig):
-    return _network_and_srf("spiked-rf-table-tanh", run, student="tanh", teacher="tanh", eta_tilde=5.0, alpha0=1.0,
-                            lam=0.01, alphas=(0.5, 1.5, 3.0), d=1500, seeds=3, allow_net=0.06, allow_srf=0.02,
-                            allow_par=0.02, n_test=10_000, offset=0)
+def _table_case(name: str, description: str, **setting):
+    """Register one check table of docs/spiked-rf.md: tanh student, network and sRF at α = 0.5, 1.5, 3
+    (d = 1500, 3 seeds, 10 000 test points); ``setting``: teacher, η̃, α0, λ and the seed offset."""
+
+    def table(run: CaseConfig):
+        return _network_and_srf(name, run, student="tanh", alphas=(0.5, 1.5, 3.0), d=1500, seeds=3, allow_net=0.06,
+                                allow_srf=0.02, allow_par=0.02, n_test=10_000, **setting)
+
+    return case(name, family=FAMILY, description=description)(table)
 
 
-@case("spiked-rf-table-sin", family=FAMILY,
-      description="docs/spiked-rf.md (checks): sin target, tanh student, η̃ = 3, α0 = 20, λ = 0.1, α = 0.5, 1.5, 3 — d = 1500")
-def table_sin(run: CaseConfig):
-    return _network_and_srf("spiked-rf-table-sin", run, student="tanh", teacher="sin", eta_tilde=3.0, alpha0=20.0,
-                            lam=0.1, alphas=(0.5, 1.5, 3.0), d=1500, seeds=3, allow_net=0.06, allow_srf=0.02,
-                            allow_par=0.02, n_test=10_000, offset=100)
+table_tanh = _table_case(
+    "spiked-rf-table-tanh",
+    "docs/spiked-rf.md (checks): tanh/tanh, η̃ = 5, α0 = 1, λ = 0.01, α = 0.5, 1.5, 3 — network and sRF, d = 1500",
+    teacher="tanh", eta_tilde=5.0, alpha0=1.0, lam=0.01, offset=0)
+table_sin = _table_case(
+    "spiked-rf-table-sin",
+    "docs/spiked-rf.md (checks): sin target, tanh student, η̃ = 3, α0 = 20, λ = 0.1, α = 0.5, 1.5, 3 — d = 1500",
+    teacher="sin", eta_tilde=3.0, alpha0=20.0, lam=0.1, offset=100)
 
 
 @case("spiked-rf-beta", family=FAMILY,

@@ -29,8 +29,9 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from asymptotics.errors import DegenerateWarning
+from validation.simulator import BaConfig, CuiConfig, SRFConfig
 
-__all__ = ["Seed", "Adapter", "simulator", "combined", "adapter_key"]
+__all__ = ["Seed", "Adapter", "simulator", "combined", "adapter_key", "BA", "CUI", "SRF"]
 
 
 class Seed(NamedTuple):
@@ -91,6 +92,10 @@ def simulator(config_class, *, threads: int | None = None) -> Adapter:
     run.config_class = config_class
     run.describe = lambda params, d: config_class(d=int(d), **dict(params)).as_dict()
     return run
+
+
+#: the adapters of the three simulated protocols (one each, shared by the family modules)
+BA, CUI, SRF = simulator(BaConfig), simulator(CuiConfig), simulator(SRFConfig)
 
 
 def combined(parts: Mapping[str, tuple[Adapter, Mapping]]) -> Adapter:

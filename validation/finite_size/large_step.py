@@ -21,16 +21,13 @@ import math
 from asymptotics.theory.large_step.gaussian_readout import gaussian_readout_risk, width_from_dimension
 from asymptotics.theory.large_step.readout_quadrature import readout_rule
 from validation.cases.large_step import SETTINGS
-from validation.simulator import BaConfig, CuiConfig
 
-from .adapters import simulator
+from .adapters import BA, CUI
 from .spec import OMEGA_UNKNOWN, Quantity, Variant
 
 __all__ = ["VARIANTS", "large_step_risk"]
 
 FAMILY = "large_step"
-BA = simulator(BaConfig)
-CUI = simulator(CuiConfig)
 
 _W = ("ω not known: the finite-N theory approaches N = ∞ with both d^-1/2 and d^-1 terms, and the neglected "
       "N^-1/2 cross terms add to the first")

@@ -23,15 +23,13 @@ import functools
 
 from asymptotics.theory.one_step import OneStepModel, ck_outlier, risk, spike
 from validation.cases.one_step import RISK_POINTS, THETA2_NOISES, THETA2_POINT
-from validation.simulator import BaConfig
 
-from .adapters import combined, simulator
+from .adapters import BA, combined
 from .spec import OMEGA_UNKNOWN, Quantity, Variant
 
 __all__ = ["VARIANTS"]
 
 FAMILY = "one_step"
-BA = simulator(BaConfig)
 
 _SPIKE_W = ("ω not known: O(1/d) for a Gaussian rank-one spiked model, but the non-rank-one part of the gradient "
             "and the estimated spike strength may leave d^-1/2 (the question of the study)")

@@ -25,16 +25,13 @@ from asymptotics.theory.spiked_rf import (
     solve_spiked_rf,
     srf_parameters,
 )
-from validation.simulator import CuiConfig, SRFConfig
 
-from .adapters import combined, simulator
+from .adapters import CUI, SRF, combined
 from .spec import OMEGA_UNKNOWN, Quantity, Variant
 
 __all__ = ["VARIANTS", "srf_theory"]
 
 FAMILY = "spiked_rf"
-CUI = simulator(CuiConfig)
-SRF = simulator(SRFConfig)
 
 _W = ("ω not known: finite-size corrections of the conditional Gaussian equivalence (the spike r·v enters every "
       "neuron at O(1)) are not derived")
