@@ -100,13 +100,15 @@ def data(ctx, s: _Setting):
     return fig
 
 
-SIZES_3A = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 5, 50), n_test=(2000, 4000, 10_000, 10_000),
+#: the simulated networks of both panels, at each preset
+_NETWORKS = dict(d=(100, 128, 256, 512), seeds=(4, 4, 5, 50), n_test=(2000, 4000, 10_000, 10_000))
+SIZES_3A = sizes(**_NETWORKS,
                  psi1=([1.0, 6.0],
                        [0.5, 4.0, 10.0],
                        [0.5, 1.0, 4.0, 10.0, 20.0],
                        [0.5, 1.0, 3.0, 4.0, 6.0, 10.0, 20.0]),
                  sim_etas=([4.0], [4.0, 8.0], [4.0, 8.0], [4.0, 8.0]))
-SIZES_3B = sizes(d=(100, 128, 256, 512), seeds=(4, 4, 5, 50), n_test=(2000, 4000, 10_000, 10_000),
+SIZES_3B = sizes(**_NETWORKS,
                  psi2=([0.5, 2.0],
                        [0.25, 1.0, 4.0],
                        [0.25, 0.5, 1.0, 2.0, 4.0],

@@ -389,16 +389,21 @@ def evaluate_grid(
         k: (v if np.iscomplexobj(v) and np.any(v.imag != 0) else v.real.copy()) for k, v in params.items()
     }
     out = ExpressionGrid(shown, value if cplx else value.real.copy(), status, iters, resid, method)
-    bad = np.flatnonzero(status != Status.CONVERGED)
-    if bad.size and on_failure == "raise":
-        i = int(bad[0])
-        where = {k: _plain(v[i]) for k, v in params.items()}
-        raise ConvergenceError(
-            f"{D.expression!r}: {bad.size} of {n} point(s) failed ({Status(int(status[i])).message}); "
-            f"first at {where}, residual {resid[i]:.3g}",
-            out,
-        )
+    if on_failure == "raise" and not out.converged:
+        raise ConvergenceError(_failure_message(D, params, status, resid), out)
     return out
+
+
+def _failure_message(D, params: dict, status, resid) -> str:
+    """What a grid with failed points says: how many failed, why and where the first did, and its
+    residual."""
+    bad = np.flatnonzero(status != Status.CONVERGED)
+    i = int(bad[0])
+    where = {k: _plain(v[i]) for k, v in params.items()}
+    return (
+        f"{D.expression!r}: {bad.size} of {len(status)} point(s) failed ({Status(int(status[i])).message}); "
+        f"first at {where}, residual {resid[i]:.3g}"
+    )
 
 
 def evaluate_point(

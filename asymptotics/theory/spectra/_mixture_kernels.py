@@ -116,6 +116,8 @@ def _norm_sq(F):
 
 @njit(cache=True)
 def _converged(F, x, atol, rtol):
+    """Newton's stopping test: (every |F_i| ≤ atol + rtol·|x_i|, the scaled residual
+    max_i |F_i| / max(1, |x_i|)); ``(False, inf)`` when an entry of F or x is not finite."""
     done = True
     res = 0.0
     for i in range(F.shape[0]):
@@ -158,16 +160,9 @@ def _damped(x0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps):
     for k in range(max_steps + 1):
         if not ok:
             return x, 3, res
-        done = True
-        res = 0.0
-        for i in range(F.shape[0]):
-            a = abs(F[i])
-            ax = abs(x[i])
-            if not (math.isfinite(a) and math.isfinite(ax)):
-                return x, 2, math.inf
-            if a > atol + rtol * ax:
-                done = False
-            res = max(res, a / max(1.0, ax))
+        done, res = _converged(F, x, atol, rtol)
+        if not math.isfinite(res):  # a non-finite residual or iterate
+            return x, 2, math.inf
         if done:
             return x, 0, res
         if k == max_steps:
