@@ -64,10 +64,9 @@ class Declarations:
     @property
     def parameters(self) -> set:
         """Free symbols of the ratios and variances (parameters given a value at evaluation)."""
-        out = set()
-        for e in (*self.ratios.values(), *self.variances.values()):
-            out |= sympy.sympify(e).free_symbols
-        return out
+        return set().union(
+            *(sympy.sympify(e).free_symbols for e in (*self.ratios.values(), *self.variances.values()))
+        )
 
     def as_dict(self) -> dict:
         return {
