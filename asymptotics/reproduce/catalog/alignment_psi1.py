@@ -28,7 +28,8 @@ def data(ctx):
     from ...theory.one_step import spike
 
     p = ctx.p
-    model, fig = one_step_setting(ctx, "psi1", student=STUDENT, teacher=TEACHER, psi2=PSI2, noise=NOISE, etas=list(ETAS))
+    model, fig = one_step_setting(ctx, "psi1", student=STUDENT, teacher=TEACHER, psi2=PSI2, noise=NOISE,
+                                  etas=list(ETAS))
     grid = np.geomspace(LO, HI, 300)
     thresholds = {}
     for g, eta in enumerate(ETAS):
@@ -72,8 +73,8 @@ ITEM = Item(
            "step is small.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec.single(Panel("ψ₁ = n/d", "alignment ⟨u₁, β*⟩²", xscale="log", ylim=(-0.02, 1.0), legend="upper left",
-                                title="σ = σ* = tanh, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),
+    plot=PlotSpec.single(Panel("ψ₁ = n/d", "alignment ⟨u₁, β*⟩²", xscale="log", ylim=(-0.02, 1.0),
+                                legend="upper left", title="σ = σ* = tanh, ψ₂ = {psi2}, " + NOISE_TEX + " = {noise}"),
                          "Alignment with the teacher after one step, against ψ₁"),
     order=60,
 )

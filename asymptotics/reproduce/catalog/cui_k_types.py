@@ -32,8 +32,8 @@ def data(ctx):
         ro = None if len(vals) == 1 else vals
         fig.curves.append(Curve(label, grid, C.curve(grid, readout=ro, **kw)[0], "test_error", {"readout": list(vals)},
                                 group=g))
-        sims = ctx.sweep(SRFConfig, "alpha", xs, f"K = {len(vals)}", student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM,
-                         c=C_BULK, r=R, gamma=GAMMA, readout_values=vals, readout_proportions=props)
+        sims = ctx.sweep(SRFConfig, "alpha", xs, f"K = {len(vals)}", student=STUDENT, teacher=TEACHER, beta=BETA,
+                         lam=LAM, c=C_BULK, r=R, gamma=GAMMA, readout_values=vals, readout_proportions=props)
         add_simulated(ctx, fig, sims, xs, "test_error", f"sRF simulated, K = {len(vals)}",
                       C.curve(xs, readout=ro, **kw)[0], fixed={"K": len(vals)}, rel=REL, group=g,
                       params={"K": len(vals)})
