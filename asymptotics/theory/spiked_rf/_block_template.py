@@ -17,25 +17,19 @@ written as loops with the arithmetic of the numpy functions they replace:
   :mod:`asymptotics.theory.spiked_rf.fixed_point`).
 """
 
-import math
 
 import numpy as np
 from numba import njit
 
 from asymptotics.solvers.result import Status
 
-
-def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_many(M, B, X):  # placeholder
-    raise NotImplementedError
-
-
-def scaled_residual(r, x):  # placeholder: bound to the rendered _linalg_template.py
-    raise NotImplementedError
-
+from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
+    anderson_step,
+    anderson_workspace,
+    lu_solve_many,
+    residual_step,
+    scaled_residual,
+)
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -155,35 +149,19 @@ def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
     """Anderson (memory 5, tolerance ``tol``, 5000 steps) on τ = self_energy(max(τ, 0)) from τ
     (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
     K = tau.shape[0]
-    memory = 5
-    r = np.empty(K)
-    xnew = np.empty(K)
-    dX = np.empty((memory, K))
-    dF = np.empty((memory, K))
-    xp = np.empty(K)
-    fp = np.empty(K)
-    hist = np.zeros(2, dtype=np.int64)
-    state = np.full(1, np.inf)
+    ws = anderson_workspace(5, K)
+    r = ws[0]
     t = np.empty(K)
     for it in range(1, 5001):
         for k in range(K):
             t[k] = max(tau[k], 0.0)
         g = self_energy(t, V1h, D, c, pi, beta)
-        finite = True
-        conv = True
-        for k in range(K):
-            r[k] = g[k] - tau[k]
-            if not math.isfinite(r[k]):
-                finite = False
-            if not (abs(r[k]) <= tol + tol * abs(tau[k])):
-                conv = False
+        finite, conv = residual_step(g, tau, r, tol, tol)
         if not finite:
             return NONFINITE, it, np.inf
         if conv:
             return CONVERGED, it, scaled_residual(r, tau)
-        anderson_update(tau, r, dX, dF, hist, xp, fp, state, memory, 1.0, 1e3, xnew)
-        for k in range(K):
-            tau[k] = xnew[k]
+        anderson_step(tau, ws, 5, 1.0, 1e3)
     return MAX_STEPS, 5000, scaled_residual(r, tau)
 
 
@@ -212,33 +190,17 @@ def block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2):
 def solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps, memory, damping,
                 restart):
     """Anderson on the outer block map from x (overwritten). Returns (status, iterations, residual)."""
-    m = x.shape[0]
-    g = np.empty(m)
-    r = np.empty(m)
-    xnew = np.empty(m)
-    dX = np.empty((memory, m))
-    dF = np.empty((memory, m))
-    xp = np.empty(m)
-    fp = np.empty(m)
-    hist = np.zeros(2, dtype=np.int64)
-    state = np.full(1, np.inf)
+    g = np.empty(x.shape[0])
+    ws = anderson_workspace(memory, x.shape[0])
+    r = ws[0]
     for k in range(1, max_steps + 1):
         block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
-        finite = True
-        conv = True
-        for i in range(m):
-            r[i] = g[i] - x[i]
-            if not math.isfinite(r[i]):
-                finite = False
-            if not (abs(r[i]) <= atol + rtol * abs(x[i])):
-                conv = False
+        finite, conv = residual_step(g, x, r, atol, rtol)
         if not finite:
             return NONFINITE, k, np.inf
         if k >= min_steps and conv:
             return CONVERGED, k, scaled_residual(r, x)
-        anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
-        for i in range(m):
-            x[i] = xnew[i]
+        anderson_step(x, ws, memory, damping, restart)
     return MAX_STEPS, max_steps, scaled_residual(r, x)
 
 

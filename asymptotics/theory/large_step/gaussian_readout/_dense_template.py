@@ -13,7 +13,8 @@ never exceptions: a kernel that loops over a grid must not stop.
 
 * :func:`cholesky_upper` — H = UᵀU;  :func:`forward_rows` — Z = U⁻ᵀ R;
 * :func:`lu_factor`, :func:`lu_solve_vec`, :func:`lu_solve_rows` — LU with partial pivoting (a
-  zero or non-finite pivot is reported, as LAPACK's ``getrf`` does);
+  zero or non-finite pivot is reported, as LAPACK's ``getrf`` does; the pivot search and row
+  exchanges of ``codegen/templates/small_linalg.py``, included by rendering);
 * :func:`weighted_gram` — Aᵀ diag(d) A;  :func:`gram_rows` — RᵀR;  :func:`matmul`,
   :func:`matmul_tn` (AᵀB), :func:`matvec`, :func:`rmatvec` (Aᵀx);
 * :func:`householder` — a Householder reflector (LAPACK's ``dlarfg``).
@@ -25,6 +26,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from ....codegen.templates.small_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -118,23 +121,12 @@ def lu_factor(A):
     piv = np.arange(n)
     rk = np.zeros(n)
     for k in range(n):
-        p = k
-        best = abs(LU[k, k])
-        for i in range(k + 1, n):
-            v = abs(LU[i, k])
-            if v > best:
-                best = v
-                p = i
+        p, best = pivot_row(LU, k)
         if not (best > 0.0 and best < math.inf):
             return LU, piv, False
         if p != k:
-            for j in range(n):
-                tmp = LU[k, j]
-                LU[k, j] = LU[p, j]
-                LU[p, j] = tmp
-            t = piv[k]
-            piv[k] = piv[p]
-            piv[p] = t
+            swap_rows(LU, k, p)
+            swap_entries(piv, k, p)
         inv = 1.0 / LU[k, k]
         k4 = ((k + 1) // 4) * 4                  # aligned start: the pivot row is padded with zeros
         for j in range(k4, n):

@@ -34,70 +34,22 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
-
-def cholesky_upper(H):  # placeholder: bound to the dense, spectral and mean-block modules in the rendered module
-    raise NotImplementedError
-
-
-def forward_rows(U, R):  # placeholder
-    raise NotImplementedError
-
-
-def lu_factor(A):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_vec(LU, piv, b):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_rows(LU, piv, B):  # placeholder
-    raise NotImplementedError
-
-
-def weighted_gram(A, d):  # placeholder
-    raise NotImplementedError
-
-
-def gram_rows(R):  # placeholder
-    raise NotImplementedError
-
-
-def matmul(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matmul_tn(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def rmatvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def spectral_radius_symmetric(A):  # placeholder
-    raise NotImplementedError
-
-
-def spd_solve(U, b):  # placeholder
-    raise NotImplementedError
-
-
-def small_lstsq(F, r, rcond):  # placeholder
-    raise NotImplementedError
-
-
-def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):  # placeholder
-    raise NotImplementedError
-
-
-def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):  # placeholder
-    raise NotImplementedError
-
+from ._dense_template import (  # placeholders: bound by rendering
+    cholesky_upper,
+    forward_rows,
+    gram_rows,
+    lu_factor,
+    lu_solve_rows,
+    lu_solve_vec,
+    matmul,
+    matmul_tn,
+    matvec,
+    rmatvec,
+    spd_solve,
+    weighted_gram,
+)
+from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: bound by rendering
+from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
 

@@ -16,14 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-
-def accumulate_rows(out, coef, B):  # placeholder: bound to the dense-algebra module
-    raise NotImplementedError
-
-
-def householder(x):  # placeholder
-    raise NotImplementedError
-
+from ._dense_template import accumulate_rows, householder  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
 

@@ -19,7 +19,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ....codegen.templates import MARKER, load_template
+from ....codegen.templates import SMALL_LINALG, load_template, placeholders
 from .model import GaussianReadoutModel
 
 __all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
@@ -45,8 +45,7 @@ MEAN_SPAN_RCOND = 1e-13
 
 def _bind(template: Path, modules) -> dict:
     """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``."""
-    head = template.read_text().split(MARKER)[0]
-    wanted = {line.split("(")[0][4:] for line in head.splitlines() if line.startswith("def ")}
+    wanted = placeholders(template)
     out = {}
     for mod, names in modules:
         out.update({name: (mod.__name__, name) for name in names if name in wanted})
@@ -59,7 +58,8 @@ def _bind(template: Path, modules) -> dict:
 @lru_cache(maxsize=1)
 def dense_kernels() -> ModuleType:
     """The rendered dense-algebra module."""
-    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense")
+    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense",
+                         include=(SMALL_LINALG,))
 
 
 @lru_cache(maxsize=1)
