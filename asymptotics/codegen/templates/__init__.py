@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 
 __all__ = ["MARKER", "TEMPLATES", "SYSTEM_SOLVERS", "NEWTON_MAP_GRID", "ACTIVATION", "SMALL_LINALG",
-           "render_template", "load_template", "template_body", "placeholders"]
+           "render_template", "load_template", "template_body", "placeholders", "kernel_names"]
 
 #: Everything of a template from this line on is copied into the rendered module.
 MARKER = "# ---- kernels (copied into the rendered module) ----"
@@ -87,6 +87,14 @@ def placeholders(template: Path) -> set[str]:
         if isinstance(node, ast.ImportFrom) and node.level > 0:
             names.update(a.asname or a.name for a in node.names)
     return names
+
+
+def kernel_names(template: Path) -> set[str]:
+    """The functions a template defines from its marker on (what including it provides)."""
+    import ast
+
+    body = Path(template).read_text().split(MARKER, 1)[1]
+    return {node.name for node in ast.parse(body).body if isinstance(node, ast.FunctionDef)}
 
 
 def _included(include) -> tuple[list[str], list[str]]:

@@ -12,8 +12,12 @@ the hash of its whole source, changes with this file.
   operations). The callers' contracts differ and are parameters, not merged: a pivot counts as
   zero when its modulus is ≤ ``tol`` (0: only an exactly singular matrix fails; the Newton family
   passes a tolerance relative to the largest entry), and ``skip_zero`` skips the update of a row
-  whose multiplier is 0 (the Newton family's order of operations).
+  whose multiplier is 0 (the Newton family's order of operations);
+* :func:`jacobi_rotation`, :func:`rotate_pair` — the plane rotation of one-sided (Hestenes)
+  Jacobi that makes two vectors orthogonal, and its application to a pair of rows or columns.
 """
+
+import math
 
 from numba import njit
 
@@ -81,3 +85,23 @@ def gauss_solve(M, B, X, tol, skip_zero):
                 acc -= A[i, q] * X[q, c]
             X[i, c] = acc / A[i, i]
     return True
+
+
+@njit(cache=True, nogil=True)
+def jacobi_rotation(a, b, g):
+    """``(t, c, s)``: the rotation [[c, s], [−s, c]] (t = s/c, the smaller root) that makes two vectors
+    with squared norms a, b and inner product g ≠ 0 orthogonal."""
+    zeta = (b - a) / (2.0 * g)
+    t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
+    c = 1.0 / math.sqrt(1.0 + t * t)
+    return t, c, c * t
+
+
+@njit(cache=True, nogil=True)
+def rotate_pair(x, y, c, s):
+    """(x, y) ← (c x − s y, s x + c y), elementwise in place."""
+    for i in range(x.shape[0]):
+        xi = x[i]
+        yi = y[i]
+        x[i] = c * xi - s * yi
+        y[i] = s * xi + c * yi

@@ -23,13 +23,8 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
-from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
-    anderson_step,
-    anderson_workspace,
-    lu_solve_many,
-    residual_step,
-    scaled_residual,
-)
+# placeholders: bound to the rendered _linalg_template.py
+from ._linalg_template import anderson_step, anderson_workspace, lu_solve_many, residual_step, scaled_residual
 
 # ---- kernels (copied into the rendered module) ----
 

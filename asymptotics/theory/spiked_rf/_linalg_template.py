@@ -23,7 +23,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ...codegen.templates.small_linalg import gauss_solve  # placeholder: included by rendering
+# placeholders: included
+from ...codegen.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -56,20 +57,9 @@ def jacobi_svd(A, V):
                 if g == 0.0 or abs(g) <= EPS * math.sqrt(a * b):
                     continue
                 rotated = True
-                zeta = (b - a) / (2.0 * g)
-                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                cs = 1.0 / math.sqrt(1.0 + t * t)
-                sn = cs * t
-                for i in range(n):
-                    ap = A[i, p]
-                    aq = A[i, q]
-                    A[i, p] = cs * ap - sn * aq
-                    A[i, q] = sn * ap + cs * aq
-                for i in range(k):
-                    vp = V[i, p]
-                    vq = V[i, q]
-                    V[i, p] = cs * vp - sn * vq
-                    V[i, q] = sn * vp + cs * vq
+                _, cs, sn = jacobi_rotation(a, b, g)
+                rotate_pair(A[:, p], A[:, q], cs, sn)
+                rotate_pair(V[:, p], V[:, q], cs, sn)
         if not rotated:
             break
     s = np.empty(k)

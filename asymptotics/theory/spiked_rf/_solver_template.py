@@ -41,15 +41,12 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
+# isort: off
 from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
-    anderson_step,
-    anderson_workspace,
-    lstsq_jacobi,
-    lu_solve,
-    residual_step,
-    scaled_residual,
+    anderson_step, anderson_workspace, lstsq_jacobi, lu_solve, residual_step, scaled_residual,
     spectral_radius_2x2,
 )
+# isort: on
 from .prior_mp import _moments_beta_le_1, mp_moments  # placeholders: defined by rendering from this source
 
 # ---- kernels (copied into the rendered module) ----

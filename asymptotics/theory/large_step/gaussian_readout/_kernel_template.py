@@ -34,20 +34,12 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
+# isort: off
 from ._dense_template import (  # placeholders: bound by rendering
-    cholesky_upper,
-    forward_rows,
-    gram_rows,
-    lu_factor,
-    lu_solve_rows,
-    lu_solve_vec,
-    matmul,
-    matmul_tn,
-    matvec,
-    rmatvec,
-    spd_solve,
-    weighted_gram,
+    cholesky_upper, forward_rows, gram_rows, lu_factor, lu_solve_rows, lu_solve_vec, matmul, matmul_tn,
+    matvec, rmatvec, spd_solve, weighted_gram,
 )
+# isort: on
 from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: bound by rendering
 from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: bound by rendering
 

@@ -13,15 +13,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._dense_template import (  # placeholders: bound by rendering
-    cholesky_upper,
-    matmul,
-    matmul_tn,
-    matvec,
-    rmatvec,
-    spd_solve,
-    weighted_gram,
-)
+# placeholders: bound by rendering
+from ._dense_template import cholesky_upper, matmul, matmul_tn, matvec, rmatvec, spd_solve, weighted_gram
 from ._spectral_template import truncated_svd  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
