@@ -24,7 +24,7 @@ from numba import njit
 from asymptotics.solvers.result import Status
 
 # placeholders: bound to the rendered _linalg_template.py
-from ._linalg_template import anderson_step, anderson_workspace, lu_solve_many, residual_step, scaled_residual
+from ._linalg_template import RUNNING, anderson_iterate, anderson_workspace, lu_solve_many, scaled_residual
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -145,19 +145,15 @@ def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
     (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
     K = tau.shape[0]
     ws = anderson_workspace(5, K)
-    r = ws[0]
     t = np.empty(K)
     for it in range(1, 5001):
         for k in range(K):
             t[k] = max(tau[k], 0.0)
         g = self_energy(t, V1h, D, c, pi, beta)
-        finite, conv = residual_step(g, tau, r, tol, tol)
-        if not finite:
-            return NONFINITE, it, np.inf
-        if conv:
-            return CONVERGED, it, scaled_residual(r, tau)
-        anderson_step(tau, ws, 5, 1.0, 1e3)
-    return MAX_STEPS, 5000, scaled_residual(r, tau)
+        status, res = anderson_iterate(g, tau, ws, True, tol, tol, 5, 1.0, 1e3)
+        if status != RUNNING:
+            return status, it, res
+    return MAX_STEPS, 5000, scaled_residual(ws[0], tau)
 
 
 @njit(**JIT)
@@ -187,16 +183,12 @@ def solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, 
     """Anderson on the outer block map from x (overwritten). Returns (status, iterations, residual)."""
     g = np.empty(x.shape[0])
     ws = anderson_workspace(memory, x.shape[0])
-    r = ws[0]
     for k in range(1, max_steps + 1):
         block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
-        finite, conv = residual_step(g, x, r, atol, rtol)
-        if not finite:
-            return NONFINITE, k, np.inf
-        if k >= min_steps and conv:
-            return CONVERGED, k, scaled_residual(r, x)
-        anderson_step(x, ws, memory, damping, restart)
-    return MAX_STEPS, max_steps, scaled_residual(r, x)
+        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
+        if status != RUNNING:
+            return status, k, res
+    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
 
 
 @njit(**JIT)

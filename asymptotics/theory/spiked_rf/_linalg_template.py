@@ -13,8 +13,8 @@ the marker line on is copied verbatim.
 * :func:`spectral_radius_2x2` — the largest |λ| of a 2×2 matrix in closed form;
 * :func:`anderson_update` — one step of :class:`asymptotics.solvers.Anderson` (type II, with the
   restart and history guards of ``asymptotics/solvers/fixed_point.py``), on preallocated
-  histories; :func:`anderson_workspace`, :func:`residual_step`, :func:`anderson_step` — the
-  pieces of the Anderson loops of the solver templates; :func:`scaled_residual` — the residual
+  histories; :func:`anderson_workspace`, :func:`anderson_iterate` — the workspace and one pass
+  (residual test, then the step) of every Anderson loop of the solver templates; :func:`scaled_residual` — the residual
   every solver of the package reports.
 """
 
@@ -23,12 +23,18 @@ import math
 import numpy as np
 from numba import njit
 
+from asymptotics.solvers.result import Status
+
 # placeholders: included
 from ...codegen.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair
 
 # ---- kernels (copied into the rendered module) ----
 
 EPS = 2.220446049250313e-16
+CONVERGED = int(Status.CONVERGED)
+NONFINITE = int(Status.NONFINITE)
+#: status of an Anderson pass that took a step (the loop goes on)
+RUNNING = -1
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -226,13 +232,21 @@ def residual_step(g, x, r, atol, rtol):
 
 
 @njit(**JIT)
-def anderson_step(x, ws, memory, damping, restart):
-    """x ← the Anderson step from x with the residual ws[0] (:func:`anderson_update` on the
-    workspace ``ws`` of :func:`anderson_workspace`)."""
+def anderson_iterate(g, x, ws, may_stop, atol, rtol, memory, damping, restart):
+    """One pass of the Anderson loop at g = map(x): ``(status, residual)`` — NONFINITE (residual
+    ∞) for a non-finite r = g − x, CONVERGED when ``may_stop`` and the residual test passes (x kept),
+    otherwise RUNNING with x ← the Anderson step (:func:`anderson_update` on the workspace ``ws``
+    of :func:`anderson_workspace`)."""
     r, xnew, dX, dF, xp, fp, hist, state = ws
+    finite, conv = residual_step(g, x, r, atol, rtol)
+    if not finite:
+        return NONFINITE, np.inf
+    if may_stop and conv:
+        return CONVERGED, scaled_residual(r, x)
     anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
     for i in range(x.shape[0]):
         x[i] = xnew[i]
+    return RUNNING, np.inf
 
 
 @njit(**JIT)

@@ -43,7 +43,7 @@ from asymptotics.solvers.result import Status
 
 # isort: off
 from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
-    anderson_step, anderson_workspace, lstsq_jacobi, lu_solve, residual_step, scaled_residual,
+    RUNNING, anderson_iterate, anderson_workspace, lstsq_jacobi, lu_solve, scaled_residual,
     spectral_radius_2x2,
 )
 # isort: on
@@ -190,16 +190,12 @@ def solve_scalar(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n, atol, rtol, 
     (status, iterations, residual) as the Python solver would."""
     g = np.empty(x.shape[0])
     ws = anderson_workspace(memory, x.shape[0])
-    r = ws[0]
     for k in range(1, max_steps + 1):
         scalar_map(x, g, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n)
-        finite, conv = residual_step(g, x, r, atol, rtol)
-        if not finite:
-            return NONFINITE, k, np.inf
-        if k >= min_steps and conv:
-            return CONVERGED, k, scaled_residual(r, x)
-        anderson_step(x, ws, memory, damping, restart)
-    return MAX_STEPS, max_steps, scaled_residual(r, x)
+        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
+        if status != RUNNING:
+            return status, k, res
+    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
 
 
 # ---- assembly of the solution (one readout type) -----------------------------------------------

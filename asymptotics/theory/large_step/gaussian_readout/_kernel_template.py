@@ -36,7 +36,7 @@ from asymptotics.solvers.result import Status
 
 # isort: off
 from ._dense_template import (  # placeholders: bound by rendering
-    cholesky_upper, forward_rows, gram_rows, lu_factor, lu_solve_rows, lu_solve_vec, matmul, matmul_tn,
+    cholesky_upper, dot, forward_rows, gram_rows, lu_factor, lu_solve_rows, lu_solve_vec, matmul, matmul_tn,
     matvec, rmatvec, spd_solve, weighted_gram,
 )
 # isort: on
@@ -86,9 +86,7 @@ def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     S = np.empty(K)
     lam = np.empty(K)
     for j in range(K):
-        s = 0.0
-        for a in range(n):
-            s += mu2_sq[j, a] * b[a]
+        s = dot(mu2_sq[j], b)
         D[j] = lam_c + s
         S[j] = D[j] + tau[j]
         lam[j] = pi[j] * bulk[j] / S[j]
@@ -400,9 +398,7 @@ def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bul
     sb = np.sqrt(b)
     lam = np.empty(K)
     for j in range(K):
-        s = 0.0
-        for a in range(n):
-            s += mu2_sq[j, a] * b[a]
+        s = dot(mu2_sq[j], b)
         lam[j] = pi[j] * bulk[j] / (lam_c + s + math.exp(x[n + j]))
     M = weighted_gram(mu1, lam)
     H = np.empty((n, n))

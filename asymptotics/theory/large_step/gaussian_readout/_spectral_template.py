@@ -284,10 +284,7 @@ def truncated_svd(Z, drop):
     _jacobi_rows(At, Wt)                                       # [R11 R12]ᵀ Wᵀ = U Σ: At rows σ_i u_iᵀ
     sv = np.empty(r)
     for i in range(r):
-        s = 0.0
-        for j in range(K):
-            s += At[i, j] * At[i, j]
-        sv[i] = math.sqrt(s)
+        sv[i] = math.sqrt(dot(At[i], At[i]))
     order = descending_order(sv)
     Ut = np.zeros((r, n))
     Vt = np.zeros((r, K))
