@@ -78,6 +78,19 @@ def safe_log(v):
 
 
 @njit(cache=True, nogil=True)
+def spike_factor(M, sb, beta):
+    """``(U, ok)``: the Cholesky factor of H = I + β√B M √B (``sb`` = √B; ``ok`` False when H is not
+    numerically positive definite)."""
+    n = sb.shape[0]
+    H = np.empty((n, n))
+    for a in range(n):
+        for c in range(n):
+            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
+        H[a, a] += 1.0
+    return cholesky_upper(H)
+
+
+@njit(cache=True, nogil=True)
 def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     """The deterministic equivalent at (B, D = λ_C + μ2²·b) and τ: the state (S, M, P, E = PΛμ1,
     Λμ1, τ-map, V) and whether I + β√B M √B was positive definite."""
@@ -92,12 +105,7 @@ def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
         lam[j] = pi[j] * bulk[j] / S[j]
     M = weighted_gram(mu1, lam)
     sb = np.sqrt(b)
-    H = np.empty((n, n))
-    for a in range(n):
-        for c in range(n):
-            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
-        H[a, a] += 1.0
-    U, ok = cholesky_upper(H)
+    U, ok = spike_factor(M, sb, beta)
     R = np.empty((n, K))
     for a in range(n):
         for j in range(K):
@@ -401,12 +409,7 @@ def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bul
         s = dot(mu2_sq[j], b)
         lam[j] = pi[j] * bulk[j] / (lam_c + s + math.exp(x[n + j]))
     M = weighted_gram(mu1, lam)
-    H = np.empty((n, n))
-    for a in range(n):
-        for c in range(n):
-            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
-        H[a, a] += 1.0
-    U, ok = cholesky_upper(H)
+    U, ok = spike_factor(M, sb, beta)
     out = np.empty(n + Kn)
     out[:n] = x[:n]
     if not ok:
