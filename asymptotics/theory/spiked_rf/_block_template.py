@@ -63,13 +63,24 @@ def conjugates(V1, V2, ratio, w, mu1, mu2, clip):
 
 
 @njit(**JIT)
+def block_lambda(tau, D, c, pi):
+    """Λ = diag(π c/(D + τ)) of the block self-energy, as a vector."""
+    K = tau.shape[0]
+    lam = np.empty(K)
+    for k in range(K):
+        lam[k] = pi[k] * c[k] / (D[k] + tau[k])
+    return lam
+
+
+@njit(**JIT)
 def self_energy(tau, V1h, D, c, pi, beta):
     """τ ↦ c∘diag[(I + β V̂1 Λ(τ))⁻¹ V̂1], Λ = diag(π c/(D + τ)) (readout_types.block_self_energy)."""
     K = tau.shape[0]
+    lam = block_lambda(tau, D, c, pi)
     M = np.empty((K, K))
     for k in range(K):
         for l in range(K):
-            M[k, l] = (1.0 if k == l else 0.0) + beta * V1h[k, l] * (pi[l] * c[l] / (D[l] + tau[l]))
+            M[k, l] = (1.0 if k == l else 0.0) + beta * V1h[k, l] * lam[l]
     X = np.empty((K, K))
     lu_solve_many(M, V1h, X)
     out = np.empty(K)
@@ -82,11 +93,10 @@ def self_energy(tau, V1h, D, c, pi, beta):
 def traces(tau, V1h, D, c, pi, beta):
     """(V1, V2) from τ: V1 = (Λ⁻¹ + βV̂1)⁻¹ (symmetrised), V2 = π/(D + τ)."""
     K = tau.shape[0]
-    M = np.empty((K, K))
+    lam = block_lambda(tau, D, c, pi)
+    M = beta * V1h
     for k in range(K):
-        for l in range(K):
-            M[k, l] = beta * V1h[k, l]
-        M[k, k] += 1.0 / (pi[k] * c[k] / (D[k] + tau[k]))
+        M[k, k] += 1.0 / lam[k]
     Vi = np.empty((K, K))
     lu_solve_many(M, np.eye(K), Vi)
     V1 = 0.5 * (Vi + Vi.T)
