@@ -36,7 +36,8 @@ from asymptotics.theory.spiked_rf import (
     target_functions,
 )
 from asymptotics.theory.spiked_rf.cget import shifted_gaussian_moments
-from asymptotics.theory.spiked_rf.kernels import linalg_kernels
+from asymptotics.theory.spiked_rf.kernels import linalg_kernels, solver_kernels
+from asymptotics.theory.spiked_rf.prior_mp import mp_resolvent_moments
 from asymptotics.theory.spiked_rf.priors import choose_prior
 
 FIELDS = ("test_error", "train_error", "V1", "V2", "Q1", "Q2", "m", "t", "psi", "V1hat", "V2hat", "Q1hat",
@@ -190,6 +191,21 @@ def test_jacobi_least_squares_against_lapack():
     assert not k.lu_solve(np.zeros((2, 2)), b[:2], x[:2])
     for A in (np.array([[0.3, 0.2], [0.1, 0.4]]), np.array([[0.1, -0.5], [0.5, 0.1]])):
         assert k.spectral_radius_2x2(*A.ravel()) == pytest.approx(np.max(np.abs(np.linalg.eigvals(A))), rel=1e-14)
+
+
+def test_block_solve_contract_and_compiled_mp_moments():
+    """lu_solve_many fills X with NaN for an exactly singular matrix; the compiled MP moments are
+    those of prior_mp.py (one source), bit for bit, on both sides of β = 1."""
+    k = linalg_kernels()
+    X = np.zeros((2, 2))
+    assert not k.lu_solve_many(np.zeros((2, 2)), np.eye(2), X) and np.all(np.isnan(X))
+    M = np.array([[2.0, 1.0], [1.0, 3.0]])
+    assert k.lu_solve_many(M, np.eye(2), X)
+    np.testing.assert_allclose(X, np.linalg.inv(M), rtol=1e-14)
+    sk = solver_kernels()
+    for beta in (0.3, 1.0, 2.5):
+        for u in (0.0, 1e-3, 0.7, 40.0):
+            assert sk.mp_moments(u, beta) == tuple(float(v) for v in mp_resolvent_moments(u, beta))
 
 
 # ---------------------------------------------------------------------------------------------

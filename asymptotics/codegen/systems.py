@@ -50,7 +50,7 @@ from ..symbolic.system import EquationSystem
 from .expressions import array_function, scale_function
 from .modules import DerivationIndex, code_hash, package_files
 from .printing import NumbaExprPrinter, prepare, safe_name
-from .templates import SYSTEM_SOLVERS, render_template
+from .templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
 
 __all__ = ["lower", "render_module", "LoweredSystem"]
 
@@ -137,7 +137,7 @@ def render_module(system: EquationSystem) -> str:
         f"parameters p: {', '.join(map(str, system.parameters))}",
     )
     return render_template(SYSTEM_SOLVERS, origin=f"system {system.name!r}", definitions=render_definitions(system),
-                           notes=notes)
+                           notes=notes, include=(SMALL_LINALG,))
 
 
 @cache

@@ -22,7 +22,14 @@ The template files of the package live in this folder:
   and the grid driver of every lowered equation system (:mod:`asymptotics.codegen.systems`);
 * ``newton_map_grid.py`` — the elementwise loops of a rendered two-unknown Newton map
   (:mod:`asymptotics.codegen.newton_map`, route C of the one-step risks);
-* ``activation.py`` — an activation's σ, σ', σ'' (:mod:`asymptotics.activations.lowering`).
+* ``activation.py`` — an activation's σ, σ', σ'' (:mod:`asymptotics.activations.lowering`);
+* ``small_linalg.py`` — Gaussian elimination with partial pivoting, *included* (``include=``: its
+  kernels copied in front of the template's) by every template that solves a small dense system.
+
+A placeholder is a function defined above the marker, or a name imported there by a relative
+import (``from .small_linalg import gauss_solve``: the template runs as plain Python with the
+real function, and the rendered module gets it from a binding, a definition or an include —
+relative imports are never copied).
 
 Printed definitions are plain Python; the template compiles them (``f = njit(cache=True)(f)``
 below the marker), so that no numba source is ever kept in a Python string.
@@ -39,8 +46,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["MARKER", "TEMPLATES", "SYSTEM_SOLVERS", "NEWTON_MAP_GRID", "ACTIVATION", "render_template",
-           "load_template", "template_body"]
+__all__ = ["MARKER", "TEMPLATES", "SYSTEM_SOLVERS", "NEWTON_MAP_GRID", "ACTIVATION", "SMALL_LINALG",
+           "render_template", "load_template", "template_body", "placeholders", "kernel_names"]
 
 #: Everything of a template from this line on is copied into the rendered module.
 MARKER = "# ---- kernels (copied into the rendered module) ----"
@@ -53,16 +60,51 @@ SYSTEM_SOLVERS = TEMPLATES / "system_solvers.py"
 NEWTON_MAP_GRID = TEMPLATES / "newton_map_grid.py"
 #: Template of an activation's compiled, numpy and mpmath functions.
 ACTIVATION = TEMPLATES / "activation.py"
+#: Template of the small dense solve, included by the templates that call it.
+SMALL_LINALG = TEMPLATES / "small_linalg.py"
 
 
 def template_body(text: str, name: str = "template") -> tuple[str, str]:
-    """``(imports, body)`` of a template's text: its top-level import lines above the marker (kept,
-    so that the kernels see them) and everything from the marker on."""
+    """``(imports, body)`` of a template's text: its top-level absolute import lines above the
+    marker (kept, so that the kernels see them; relative imports name placeholders) and everything
+    from the marker on."""
     if MARKER not in text:
         raise ValueError(f"{name} has no marker line {MARKER!r}")
     head = text[: text.index(MARKER)]
-    imports = [ln for ln in head.splitlines() if ln.startswith(("import ", "from ")) and "__future__" not in ln]
+    imports = [ln for ln in head.splitlines()
+               if ln.startswith(("import ", "from ")) and "__future__" not in ln and not ln.startswith("from .")]
     return "\n".join(imports), text[text.index(MARKER) :]
+
+
+def placeholders(template: Path) -> set[str]:
+    """The placeholder names of ``template``: the functions defined above its marker and the names
+    imported there by relative imports."""
+    import ast
+
+    tree = ast.parse(Path(template).read_text().split(MARKER)[0])
+    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def kernel_names(template: Path) -> set[str]:
+    """The functions a template defines from its marker on (what including it provides)."""
+    import ast
+
+    body = Path(template).read_text().split(MARKER, 1)[1]
+    return {node.name for node in ast.parse(body).body if isinstance(node, ast.FunctionDef)}
+
+
+def _included(include) -> tuple[list[str], list[str]]:
+    """Import lines and kernels (without the marker line) of the included templates."""
+    imports, bodies = [], []
+    for path in include:
+        imp, body = template_body(Path(path).read_text(), str(path))
+        imports += imp.splitlines()
+        bodies.append(body[len(MARKER):].strip("\n"))
+    return imports, bodies
 
 
 def render_template(
@@ -72,28 +114,34 @@ def render_template(
     *,
     definitions: str = "",
     notes: tuple[str, ...] = (),
+    include: tuple[Path, ...] = (),
 ) -> str:
     """The source of ``template`` specialised by ``bindings`` and/or ``definitions``.
 
     ``bindings`` maps a placeholder name to ``(module_name, attribute)``: in the rendered module
     ``name = sys.modules[module_name].attribute`` (the bound modules must be imported before the
     rendered module is). ``definitions`` is source text placed before the kernels (it must define
-    the remaining placeholders). ``origin`` and ``notes`` go into the header.
+    the remaining placeholders). ``include``: templates without placeholders whose imports and
+    kernels are copied in front of the definitions. ``origin`` and ``notes`` go into the header.
     """
     from ..modules import header
 
     template = Path(template)
     imports, body = template_body(template.read_text(), str(template))
+    inc_imports, inc_bodies = _included(include)
+    imports = "\n".join(dict.fromkeys(inc_imports + imports.splitlines()))
     bindings = bindings or {}
     lines = [f"{name} = sys.modules[{module!r}].{attr}" for name, (module, attr) in sorted(bindings.items())]
     head = header(f"{template.name} ({origin})" if origin else template.name, notes,
                   ["import sys"] if bindings else [])
-    parts = [head, "\n".join(lines), imports, definitions, body]
+    parts = [head, "\n".join(lines), imports, *inc_bodies, definitions, body]
     return "\n\n".join(p.strip("\n") for p in parts if p.strip()) + "\n"
 
 
-def load_template(template: Path, bindings: dict[str, tuple[str, str]], origin: str, prefix: str) -> ModuleType:
+def load_template(template: Path, bindings: dict[str, tuple[str, str]], origin: str, prefix: str, *,
+                  definitions: str = "", include: tuple[Path, ...] = ()) -> ModuleType:
     """Render ``template`` with ``bindings`` (:func:`render_template`) to the cache and import it."""
     from ..modules import load_generated_module
 
-    return load_generated_module(render_template(template, bindings, origin), prefix=prefix)
+    src = render_template(template, bindings, origin, definitions=definitions, include=include)
+    return load_generated_module(src, prefix=prefix)

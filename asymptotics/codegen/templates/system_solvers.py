@@ -43,6 +43,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .small_linalg import gauss_solve  # placeholder: included by rendering
+
 N_OUTPUTS = 1  # placeholder: the number of outputs
 
 
@@ -150,46 +152,18 @@ def _sq(v):
 
 @njit(cache=True)
 def solve_linear(A, b):
-    """``(y, ok)``: y = A⁻¹b by Gaussian elimination with partial pivoting; ``ok`` is False for a
-    zero or negligible pivot (singular matrix)."""
+    """``(y, ok)``: y = A⁻¹b by Gaussian elimination with partial pivoting (``small_linalg``);
+    ``ok`` is False for a zero or negligible pivot (|pivot| ≤ PIVOT_TOL·max|A_ij|: singular)."""
     n = b.shape[0]
-    M = A.copy()
     y = b.copy()
     scale = 0.0
     for i in range(n):
         for j in range(n):
-            scale = max(scale, abs(M[i, j]))
+            scale = max(scale, abs(A[i, j]))
     if not (scale > 0.0):
         return y, False
-    for k in range(n):
-        piv = k
-        best = abs(M[k, k])
-        for i in range(k + 1, n):
-            if abs(M[i, k]) > best:
-                best = abs(M[i, k])
-                piv = i
-        if best <= PIVOT_TOL * scale:
-            return y, False
-        if piv != k:
-            for j in range(n):
-                tmp = M[k, j]
-                M[k, j] = M[piv, j]
-                M[piv, j] = tmp
-            tmp = y[k]
-            y[k] = y[piv]
-            y[piv] = tmp
-        for i in range(k + 1, n):
-            f = M[i, k] / M[k, k]
-            if f != 0:
-                for j in range(k, n):
-                    M[i, j] -= f * M[k, j]
-                y[i] -= f * y[k]
-    for k in range(n - 1, -1, -1):
-        acc = y[k]
-        for j in range(k + 1, n):
-            acc -= M[k, j] * y[j]
-        y[k] = acc / M[k, k]
-    return y, True
+    col = y.reshape((n, 1))
+    return y, gauss_solve(A, col, col, PIVOT_TOL * scale, True)
 
 
 @njit(cache=True)

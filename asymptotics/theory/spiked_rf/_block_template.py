@@ -17,25 +17,14 @@ written as loops with the arithmetic of the numpy functions they replace:
   :mod:`asymptotics.theory.spiked_rf.fixed_point`).
 """
 
-import math
 
 import numpy as np
 from numba import njit
 
 from asymptotics.solvers.result import Status
 
-
-def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_many(M, B, X):  # placeholder
-    raise NotImplementedError
-
-
-def scaled_residual(r, x):  # placeholder: bound to the rendered _linalg_template.py
-    raise NotImplementedError
-
+# placeholders: bound to the rendered _linalg_template.py
+from ._linalg_template import RUNNING, anderson_iterate, anderson_workspace, lu_solve_many, scaled_residual
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -74,13 +63,24 @@ def conjugates(V1, V2, ratio, w, mu1, mu2, clip):
 
 
 @njit(**JIT)
+def block_lambda(tau, D, c, pi):
+    """Λ = diag(π c/(D + τ)) of the block self-energy, as a vector."""
+    K = tau.shape[0]
+    lam = np.empty(K)
+    for k in range(K):
+        lam[k] = pi[k] * c[k] / (D[k] + tau[k])
+    return lam
+
+
+@njit(**JIT)
 def self_energy(tau, V1h, D, c, pi, beta):
     """τ ↦ c∘diag[(I + β V̂1 Λ(τ))⁻¹ V̂1], Λ = diag(π c/(D + τ)) (readout_types.block_self_energy)."""
     K = tau.shape[0]
+    lam = block_lambda(tau, D, c, pi)
     M = np.empty((K, K))
     for k in range(K):
         for l in range(K):
-            M[k, l] = (1.0 if k == l else 0.0) + beta * V1h[k, l] * (pi[l] * c[l] / (D[l] + tau[l]))
+            M[k, l] = (1.0 if k == l else 0.0) + beta * V1h[k, l] * lam[l]
     X = np.empty((K, K))
     lu_solve_many(M, V1h, X)
     out = np.empty(K)
@@ -93,11 +93,10 @@ def self_energy(tau, V1h, D, c, pi, beta):
 def traces(tau, V1h, D, c, pi, beta):
     """(V1, V2) from τ: V1 = (Λ⁻¹ + βV̂1)⁻¹ (symmetrised), V2 = π/(D + τ)."""
     K = tau.shape[0]
-    M = np.empty((K, K))
+    lam = block_lambda(tau, D, c, pi)
+    M = beta * V1h
     for k in range(K):
-        for l in range(K):
-            M[k, l] = beta * V1h[k, l]
-        M[k, k] += 1.0 / (pi[k] * c[k] / (D[k] + tau[k]))
+        M[k, k] += 1.0 / lam[k]
     Vi = np.empty((K, K))
     lu_solve_many(M, np.eye(K), Vi)
     V1 = 0.5 * (Vi + Vi.T)
@@ -155,36 +154,16 @@ def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
     """Anderson (memory 5, tolerance ``tol``, 5000 steps) on τ = self_energy(max(τ, 0)) from τ
     (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
     K = tau.shape[0]
-    memory = 5
-    r = np.empty(K)
-    xnew = np.empty(K)
-    dX = np.empty((memory, K))
-    dF = np.empty((memory, K))
-    xp = np.empty(K)
-    fp = np.empty(K)
-    hist = np.zeros(2, dtype=np.int64)
-    state = np.full(1, np.inf)
+    ws = anderson_workspace(5, K)
     t = np.empty(K)
     for it in range(1, 5001):
         for k in range(K):
             t[k] = max(tau[k], 0.0)
         g = self_energy(t, V1h, D, c, pi, beta)
-        finite = True
-        conv = True
-        for k in range(K):
-            r[k] = g[k] - tau[k]
-            if not math.isfinite(r[k]):
-                finite = False
-            if not (abs(r[k]) <= tol + tol * abs(tau[k])):
-                conv = False
-        if not finite:
-            return NONFINITE, it, np.inf
-        if conv:
-            return CONVERGED, it, scaled_residual(r, tau)
-        anderson_update(tau, r, dX, dF, hist, xp, fp, state, memory, 1.0, 1e3, xnew)
-        for k in range(K):
-            tau[k] = xnew[k]
-    return MAX_STEPS, 5000, scaled_residual(r, tau)
+        status, res = anderson_iterate(g, tau, ws, True, tol, tol, 5, 1.0, 1e3)
+        if status != RUNNING:
+            return status, it, res
+    return MAX_STEPS, 5000, scaled_residual(ws[0], tau)
 
 
 @njit(**JIT)
@@ -212,34 +191,14 @@ def block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2):
 def solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps, memory, damping,
                 restart):
     """Anderson on the outer block map from x (overwritten). Returns (status, iterations, residual)."""
-    m = x.shape[0]
-    g = np.empty(m)
-    r = np.empty(m)
-    xnew = np.empty(m)
-    dX = np.empty((memory, m))
-    dF = np.empty((memory, m))
-    xp = np.empty(m)
-    fp = np.empty(m)
-    hist = np.zeros(2, dtype=np.int64)
-    state = np.full(1, np.inf)
+    g = np.empty(x.shape[0])
+    ws = anderson_workspace(memory, x.shape[0])
     for k in range(1, max_steps + 1):
         block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
-        finite = True
-        conv = True
-        for i in range(m):
-            r[i] = g[i] - x[i]
-            if not math.isfinite(r[i]):
-                finite = False
-            if not (abs(r[i]) <= atol + rtol * abs(x[i])):
-                conv = False
-        if not finite:
-            return NONFINITE, k, np.inf
-        if k >= min_steps and conv:
-            return CONVERGED, k, scaled_residual(r, x)
-        anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
-        for i in range(m):
-            x[i] = xnew[i]
-    return MAX_STEPS, max_steps, scaled_residual(r, x)
+        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
+        if status != RUNNING:
+            return status, k, res
+    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
 
 
 @njit(**JIT)

@@ -8,11 +8,14 @@ the marker line on is copied verbatim.
 * :func:`jacobi_svd`, :func:`lstsq_jacobi` — one-sided Jacobi SVD (singular values to high relative
   accuracy) and the minimum-norm least-squares solution with LAPACK gelsd's rank rule;
 * :func:`lu_solve`, :func:`lu_solve_many` — Gaussian elimination with partial pivoting (small
-  systems, one or several right-hand sides);
+  systems, one or several right-hand sides; ``codegen/templates/small_linalg.py``, included by
+  rendering, with its exact-singularity contract);
 * :func:`spectral_radius_2x2` — the largest |λ| of a 2×2 matrix in closed form;
 * :func:`anderson_update` — one step of :class:`asymptotics.solvers.Anderson` (type II, with the
   restart and history guards of ``asymptotics/solvers/fixed_point.py``), on preallocated
-  histories; :func:`scaled_residual` — the residual every solver of the package reports.
+  histories; :func:`anderson_workspace`, :func:`anderson_iterate` — the workspace and one pass
+  (residual test, then the step) of every Anderson loop of the solver templates; :func:`scaled_residual` — the residual
+  every solver of the package reports.
 """
 
 import math
@@ -20,9 +23,18 @@ import math
 import numpy as np
 from numba import njit
 
+from asymptotics.solvers.result import Status
+
+# placeholders: included
+from ...codegen.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair
+
 # ---- kernels (copied into the rendered module) ----
 
 EPS = 2.220446049250313e-16
+CONVERGED = int(Status.CONVERGED)
+NONFINITE = int(Status.NONFINITE)
+#: status of an Anderson pass that took a step (the loop goes on)
+RUNNING = -1
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -51,20 +63,9 @@ def jacobi_svd(A, V):
                 if g == 0.0 or abs(g) <= EPS * math.sqrt(a * b):
                     continue
                 rotated = True
-                zeta = (b - a) / (2.0 * g)
-                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                cs = 1.0 / math.sqrt(1.0 + t * t)
-                sn = cs * t
-                for i in range(n):
-                    ap = A[i, p]
-                    aq = A[i, q]
-                    A[i, p] = cs * ap - sn * aq
-                    A[i, q] = sn * ap + cs * aq
-                for i in range(k):
-                    vp = V[i, p]
-                    vq = V[i, q]
-                    V[i, p] = cs * vp - sn * vq
-                    V[i, q] = sn * vp + cs * vq
+                _, cs, sn = jacobi_rotation(a, b, g)
+                rotate_pair(A[:, p], A[:, q], cs, sn)
+                rotate_pair(V[:, p], V[:, q], cs, sn)
         if not rotated:
             break
     s = np.empty(k)
@@ -109,78 +110,17 @@ def lu_solve(M, b, x):
     """Solve M x = b by Gaussian elimination with partial pivoting (LAPACK's getrf/getrs order);
     returns False for an exactly singular matrix."""
     n = M.shape[0]
-    A = M.copy()
-    y = b.copy()
-    for j in range(n):
-        p = j
-        big = abs(A[j, j])
-        for i in range(j + 1, n):
-            if abs(A[i, j]) > big:
-                big = abs(A[i, j])
-                p = i
-        if big == 0.0:
-            return False
-        if p != j:
-            for c in range(n):
-                tmp = A[j, c]
-                A[j, c] = A[p, c]
-                A[p, c] = tmp
-            tmp = y[j]
-            y[j] = y[p]
-            y[p] = tmp
-        for i in range(j + 1, n):
-            f = A[i, j] / A[j, j]
-            for c in range(j + 1, n):
-                A[i, c] -= f * A[j, c]
-            y[i] -= f * y[j]
-    for i in range(n - 1, -1, -1):
-        acc = y[i]
-        for c in range(i + 1, n):
-            acc -= A[i, c] * x[c]
-        x[i] = acc / A[i, i]
-    return True
+    return gauss_solve(M, b.reshape((n, 1)), x.reshape((n, 1)), 0.0, False)
 
 
 @njit(**JIT)
 def lu_solve_many(M, B, X):
     """Solve M X = B (B, X: n × m) by Gaussian elimination with partial pivoting; returns False
     (X filled with NaN) for an exactly singular matrix."""
-    n = M.shape[0]
-    m = B.shape[1]
-    A = M.copy()
-    Y = B.copy()
-    for j in range(n):
-        p = j
-        big = abs(A[j, j])
-        for i in range(j + 1, n):
-            if abs(A[i, j]) > big:
-                big = abs(A[i, j])
-                p = i
-        if big == 0.0:
-            X[:, :] = np.nan
-            return False
-        if p != j:
-            for c in range(n):
-                tmp = A[j, c]
-                A[j, c] = A[p, c]
-                A[p, c] = tmp
-            for c in range(m):
-                tmp = Y[j, c]
-                Y[j, c] = Y[p, c]
-                Y[p, c] = tmp
-        for i in range(j + 1, n):
-            f = A[i, j] / A[j, j]
-            for c in range(j + 1, n):
-                A[i, c] -= f * A[j, c]
-            for c in range(m):
-                Y[i, c] -= f * Y[j, c]
-    for c in range(m):
-        for i in range(n - 1, -1, -1):
-            acc = Y[i, c]
-            for q in range(i + 1, n):
-                acc -= A[i, q] * X[q, c]
-            X[i, c] = acc / A[i, i]
-    return True
+    if gauss_solve(M, B, X, 0.0, False):
+        return True
+    X[:, :] = np.nan
+    return False
 
 
 @njit(**JIT)
@@ -266,6 +206,47 @@ def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart,
         for j in range(h):
             acc += (dX[j, i] + damping * dF[j, i]) * gamma[j]
         xnew[i] -= acc
+
+
+@njit(**JIT)
+def anderson_workspace(memory, n):
+    """The preallocated state of :func:`anderson_update` for n unknowns:
+    ``(r, xnew, dX, dF, xp, fp, hist, state)`` (no history, best residual ∞)."""
+    return (np.empty(n), np.empty(n), np.empty((memory, n)), np.empty((memory, n)), np.empty(n), np.empty(n),
+            np.zeros(2, dtype=np.int64), np.full(1, np.inf))
+
+
+@njit(**JIT)
+def residual_step(g, x, r, atol, rtol):
+    """r = g − x; returns (finite, converged): whether every r_i is finite and whether every
+    |r_i| ≤ atol + rtol·|x_i| (the residual test of :mod:`asymptotics.solvers`)."""
+    finite = True
+    conv = True
+    for i in range(x.shape[0]):
+        r[i] = g[i] - x[i]
+        if not math.isfinite(r[i]):
+            finite = False
+        if not (abs(r[i]) <= atol + rtol * abs(x[i])):
+            conv = False
+    return finite, conv
+
+
+@njit(**JIT)
+def anderson_iterate(g, x, ws, may_stop, atol, rtol, memory, damping, restart):
+    """One pass of the Anderson loop at g = map(x): ``(status, residual)`` — NONFINITE (residual
+    ∞) for a non-finite r = g − x, CONVERGED when ``may_stop`` and the residual test passes (x kept),
+    otherwise RUNNING with x ← the Anderson step (:func:`anderson_update` on the workspace ``ws``
+    of :func:`anderson_workspace`)."""
+    r, xnew, dX, dF, xp, fp, hist, state = ws
+    finite, conv = residual_step(g, x, r, atol, rtol)
+    if not finite:
+        return NONFINITE, np.inf
+    if may_stop and conv:
+        return CONVERGED, scaled_residual(r, x)
+    anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
+    for i in range(x.shape[0]):
+        x[i] = xnew[i]
+    return RUNNING, np.inf
 
 
 @njit(**JIT)

@@ -1,7 +1,9 @@
 r"""Compiled fixed point of the spiked-RF ridge readout: acceleration, assembly, continuation, grids.
 
-This file is a template (:mod:`asymptotics.codegen.templates`) without placeholders:
-:func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` renders it into the user cache (one
+This file is a template (:mod:`asymptotics.codegen.templates`):
+:func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` binds its linear algebra to the rendered
+``_linalg_template.py``, defines the Marchenko–Pastur moments from the source of :mod:`.prior_mp`
+and renders it into the user cache (one
 header, named by the hash of its source) so that ``numba.njit(cache=True)`` keeps its machine code
 between processes. Everything from the marker line on is copied verbatim.
 
@@ -39,30 +41,13 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
-
-def jacobi_svd(A, V):  # placeholder: bound to the rendered _linalg_template.py
-    raise NotImplementedError
-
-
-def lstsq_jacobi(F, r, rcond, gamma):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve(M, b, x):  # placeholder
-    raise NotImplementedError
-
-
-def spectral_radius_2x2(a, b, c, d):  # placeholder
-    raise NotImplementedError
-
-
-def anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew):  # placeholder
-    raise NotImplementedError
-
-
-def scaled_residual(r, x):  # placeholder
-    raise NotImplementedError
-
+# isort: off
+from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
+    RUNNING, anderson_iterate, anderson_workspace, lstsq_jacobi, lu_solve, scaled_residual,
+    spectral_radius_2x2,
+)
+# isort: on
+from .prior_mp import _moments_beta_le_1, mp_moments  # placeholders: defined by rendering from this source
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -96,28 +81,9 @@ JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 # ---- Marchenko–Pastur resolvent moments and the scalar priors ---------------------------------
 
-@njit(**JIT)
-def _mp_moments_le_1(u, beta):
-    b = 1.0 + u * (1.0 - beta)
-    R = np.sqrt(b * b + 4.0 * beta * u)
-    A0 = 2.0 / (b + R)
-    bu = 1.0 + beta * u * A0
-    A1 = A0 / bu
-    B1 = A0 * (beta * A0 + 1.0 - beta) / R
-    B0 = A0 * bu / R
-    B2 = (beta * A0 * A0 + B1) / (bu * bu)
-    return A0, A1, B0, B1, B2
-
-
-@njit(**JIT)
-def mp_moments(u, beta):
-    """(A0, A1, B0, B1, B2) = E[(1, x)/(1+ux)], E[(1, x, x²)/(1+ux)²], x ~ MP(β) (prior_mp.py)."""
-    if beta <= 1.0:
-        return _mp_moments_le_1(u, beta)
-    bp = 1.0 / beta
-    a0, a1, b0, b1, b2 = _mp_moments_le_1(beta * u, bp)
-    atom = 1.0 - bp
-    return atom + bp * a0, a1, atom + bp * b0, b1, beta * b2
+# compiled from the plain-Python source of prior_mp.py, rendered above (the one home of the formulas)
+_moments_beta_le_1 = njit(**JIT)(_moments_beta_le_1)
+mp_moments = njit(**JIT)(mp_moments)
 
 
 @njit(**JIT)
@@ -222,34 +188,14 @@ def solve_scalar(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n, atol, rtol, 
                  memory, damping, restart):
     """Anderson on the scalar reduced map from x (overwritten with the result). Returns
     (status, iterations, residual) as the Python solver would."""
-    m = x.shape[0]
-    g = np.empty(m)
-    r = np.empty(m)
-    xnew = np.empty(m)
-    dX = np.empty((memory, m))
-    dF = np.empty((memory, m))
-    xp = np.empty(m)
-    fp = np.empty(m)
-    hist = np.zeros(2, dtype=np.int64)
-    state = np.full(1, np.inf)
+    g = np.empty(x.shape[0])
+    ws = anderson_workspace(memory, x.shape[0])
     for k in range(1, max_steps + 1):
         scalar_map(x, g, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n)
-        finite = True
-        conv = True
-        for i in range(m):
-            r[i] = g[i] - x[i]
-            if not math.isfinite(r[i]):
-                finite = False
-            if not (abs(r[i]) <= atol + rtol * abs(x[i])):
-                conv = False
-        if not finite:
-            return NONFINITE, k, np.inf
-        if k >= min_steps and conv:
-            return CONVERGED, k, scaled_residual(r, x)
-        anderson_update(x, r, dX, dF, hist, xp, fp, state, memory, damping, restart, xnew)
-        for i in range(m):
-            x[i] = xnew[i]
-    return MAX_STEPS, max_steps, scaled_residual(r, x)
+        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
+        if status != RUNNING:
+            return status, k, res
+    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
 
 
 # ---- assembly of the solution (one readout type) -----------------------------------------------

@@ -35,6 +35,7 @@ from .mapping import SpikedRFParameters, as_activation
 
 __all__ = [
     "ChannelModel",
+    "variance_system",
     "channel_model",
     "response_function",
     "prediction_variance",
@@ -286,6 +287,27 @@ def generalisation_error(rule: KappaRule, E_test) -> float:
 def training_error(rule: KappaRule, E_train, V) -> float:
     r"""E_κ[E(κ)/(1 + V(κ))²] (with the label noise in E)."""
     return float(rule.expect(E_train / (1.0 + V) ** 2))
+
+
+def variance_system(model: ChannelModel, what, V, E0, L, f):
+    """Solve (I − L𝒜) y = L a + f for y = (vec Q1, Q2), 𝒜 = B diag(ŵ/(1 + V)) Bᵀ and a = B (ŵ E0/(1 + V))
+    (B = (μ1ₖμ1ₗ, μ2²ₖ) on the κ nodes, weighted); returns (y, spectral radius of L𝒜, 𝒜, a)."""
+    K = model.K
+    mu1, mu2 = model.mu1, model.mu2_sq
+    B = np.vstack([(mu1[:, None, :] * mu1[None, :, :]).reshape(K * K, -1), mu2])
+    ww = model.weights * what / (1.0 + V)
+    a = B @ (ww * E0)
+    A = (B * ww) @ B.T
+    LA = L @ A
+    # spectral radius of L𝒜, 𝒜 = B diag(ww) Bᵀ: its nonzero eigenvalues are those of
+    # diag(ww)^{1/2} Bᵀ L B diag(ww)^{1/2}, of size min(K² + K, number of κ nodes)
+    if LA.shape[0] <= B.shape[1]:
+        rad = float(np.max(np.abs(np.linalg.eigvals(LA)))) if LA.size else 0.0
+    else:
+        sw = np.sqrt(ww)
+        rad = float(np.max(np.abs(np.linalg.eigvals((B.T @ L @ B) * sw[:, None] * sw[None, :]))))
+    y = np.linalg.solve(np.eye(LA.shape[0]) - LA, L @ a + f)
+    return y, rad, A, a
 
 
 def _check_ratio(alpha, beta):

@@ -25,7 +25,7 @@ from ...solvers.result import CONVERGED, STATUS_MESSAGES
 from .channel import ChannelModel, response_conjugates
 from .kernels import block_kernels, solver_kernels
 from .priors import BlockMarchenkoPastur, FiniteSpectrum, MarchenkoPastur
-from .solution import SpikedRFSolution, failed_solution
+from .solution import SpikedRFSolution, failed_solution, not_converged_message
 
 __all__ = ["KernelTables", "kernel_tables", "supports", "supports_block", "solve_path", "point_solution",
            "block_path"]
@@ -146,11 +146,7 @@ def point_solution(model: ChannelModel, alpha, beta, lam, prior, row, irow, on_f
     k = solver_kernels()
     res = _result(row, irow)
     if not res.converged:
-        msg = (f"sRF fixed point did not converge at α = {alpha:g}, β = {beta:g}, λ = {lam:g}: {res.message} "
-               f"after {res.iterations} iterations (residual {res.residual:.3g})")
-        if lam == 0.0:
-            msg += ("; with λ = 0 the responses diverge unless n/p is large enough (ridgeless limit of an "
-                    "interpolating readout) — use λ > 0")
+        msg = not_converged_message(alpha, beta, lam, res)
         if on_failure == "raise":
             raise ConvergenceError(msg, res)
         return failed_solution(model, alpha, beta, lam, res, prior, "anderson", msg)

@@ -63,6 +63,7 @@ from .channel import (
     response_function,
     spike_conjugate,
     training_error,
+    variance_system,
 )
 from .fixed_point import SpikedRFSolution, solve_spiked_rf
 from .mapping import srf_parameters
@@ -172,20 +173,6 @@ def mean_direction_source(mhat, width: float) -> np.ndarray:
     return float(width) * np.asarray(mhat, dtype=float) ** 2
 
 
-def _variance_system(model: ChannelModel, what, V, E0, L, f):
-    """(I − L𝒜) y = L a + f for y = (vec Q1, Q2) (the channel's 𝒜, a); returns (y, radius, A, a)."""
-    K = model.K
-    mu1, mu2 = model.mu1, model.mu2_sq
-    B = np.vstack([(mu1[:, None, :] * mu1[None, :, :]).reshape(K * K, -1), mu2])
-    ww = model.weights * what / (1.0 + V)
-    a = B @ (ww * E0)
-    A = (B * ww) @ B.T
-    LA = L @ A
-    rad = float(np.max(np.abs(np.linalg.eigvals(LA))))
-    y = np.linalg.solve(np.eye(LA.shape[0]) - LA, L @ a + f)
-    return y, rad, A, a
-
-
 def _variance_columns(L, K):
     """The columns of the variance map L acting on the diagonal sources g (q̂2, βc t̂², p m̂²)."""
     return L[:, -K:]
@@ -242,7 +229,7 @@ def solve_finite_width(model: ChannelModel, alpha: float, beta: float, lam: floa
     f = pt.variance_source(th, psih) + _variance_columns(L, K) @ mean_direction_source(mh, p)
     E0_test = conditional_error(model.h, model.h1t, model.h2t, omega, psi @ model.mu1, 0.0, 0.0)
     E0_train = E0_test + model.noise_var
-    y, rad, _, _ = _variance_system(model, what, V, E0_train, L, f)
+    y, rad, _, _ = variance_system(model, what, V, E0_train, L, f)
     if not rad < 1.0 - MIN_STABILITY_MARGIN:
         raise ConvergenceError(f"finite width p = {p:g}: the variance equations have no stable solution "
                                f"(spectral radius {rad:.12g})", sol)

@@ -56,10 +56,11 @@ from .channel import (
     solve_mean_directions,
     spike_conjugate,
     training_error,
+    variance_system,
 )
 from .mapping import cui_to_srf, srf_parameters
 from .priors import Prior, choose_prior, response_map_mp
-from .solution import MIN_STABILITY_MARGIN, SpikedRFSolution, failed_solution
+from .solution import MIN_STABILITY_MARGIN, SpikedRFSolution, failed_solution, not_converged_message
 
 __all__ = [
     "SpikedRFSolution",
@@ -71,26 +72,6 @@ __all__ = [
 ]
 
 # ---- assembling the full solution -------------------------------------------------------------
-
-def _variance_system(model, what, V, E0, L, f):
-    """Solve (I − L𝒜) y = L a + f for y = (vec Q1, Q2); returns (y, spectral radius)."""
-    K = model.K
-    mu1, mu2 = model.mu1, model.mu2_sq
-    B = np.vstack([(mu1[:, None, :] * mu1[None, :, :]).reshape(K * K, -1), mu2])
-    ww = model.weights * what / (1.0 + V)
-    a = B @ (ww * E0)
-    A = (B * ww) @ B.T
-    LA = L @ A
-    # spectral radius of L𝒜, 𝒜 = B diag(ww) Bᵀ: its nonzero eigenvalues are those of
-    # diag(ww)^{1/2} Bᵀ L B diag(ww)^{1/2}, of size min(K² + K, number of κ nodes)
-    if LA.shape[0] <= B.shape[1]:
-        rad = float(np.max(np.abs(np.linalg.eigvals(LA)))) if LA.size else 0.0
-    else:
-        sw = np.sqrt(ww)
-        rad = float(np.max(np.abs(np.linalg.eigvals((B.T @ L @ B) * sw[:, None] * sw[None, :]))))
-    y = np.linalg.solve(np.eye(LA.shape[0]) - LA, L @ a + f)
-    return y, rad, A, a
-
 
 def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior: Prior, method):
     K = model.K
@@ -114,7 +95,7 @@ def _assemble(model: ChannelModel, alpha, beta, lam, res: SolverResult, prior: P
     psi_mu1 = psi @ model.mu1
     E0_test = conditional_error(model.h, model.h1t, model.h2t, omega, psi_mu1, 0.0, 0.0)
     E0_train = E0_test + model.noise_var
-    y, rad, A, a = _variance_system(model, what, V, E0_train, pt.variance_map, pt.variance_source(th, psih))
+    y, rad, A, a = variance_system(model, what, V, E0_train, pt.variance_map, pt.variance_source(th, psih))
     if not rad < 1.0 - MIN_STABILITY_MARGIN:
         raise ConvergenceError(
             f"sRF fixed point: the variance equations have no stable solution at α = {alpha:g}, β = {beta:g}, "
@@ -222,11 +203,7 @@ def solve_spiked_rf(model: ChannelModel, alpha: float, beta: float, lam: float, 
 
 def _finish(model, alpha, beta, lam, res, prior: Prior, method, on_failure):
     if not res.converged:
-        msg = (f"sRF fixed point did not converge at α = {alpha:g}, β = {beta:g}, λ = {lam:g}: {res.message} "
-               f"after {res.iterations} iterations (residual {res.residual:.3g})")
-        if lam == 0.0:
-            msg += ("; with λ = 0 the responses diverge unless n/p is large enough (ridgeless limit of an "
-                    "interpolating readout) — use λ > 0")
+        msg = not_converged_message(alpha, beta, lam, res)
         if on_failure == "raise":
             raise ConvergenceError(msg, res)
         return failed_solution(model, alpha, beta, lam, res, prior, method, msg)

@@ -17,6 +17,7 @@ second process starts without compiling; a changed template or activation gets n
 
 from __future__ import annotations
 
+import inspect
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,9 +34,7 @@ LINALG_TEMPLATE = Path(__file__).with_name("_linalg_template.py")
 SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
 #: The template of the K-type reduced system (placeholders bound to the linear algebra).
 BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
-#: The functions of the linear-algebra module the solver templates call.
-LINALG_FUNCTIONS = ("jacobi_svd", "lstsq_jacobi", "lu_solve", "lu_solve_many", "spectral_radius_2x2",
-                    "anderson_update", "scaled_residual")
+
 
 
 @lru_cache(maxsize=64)
@@ -47,25 +46,33 @@ def moment_kernels(act: Activation):
 @lru_cache(maxsize=1)
 def linalg_kernels():
     """The small linear algebra and the Anderson step (rendered and compiled on first use)."""
-    from ...codegen.templates import load_template
+    from ...codegen.templates import SMALL_LINALG, load_template
 
-    return load_template(LINALG_TEMPLATE, {}, "asymptotics.theory.spiked_rf", prefix="srf_linalg")
+    return load_template(LINALG_TEMPLATE, {}, "asymptotics.theory.spiked_rf", prefix="srf_linalg",
+                         include=(SMALL_LINALG,))
 
 
-def _bound(template: Path, prefix: str, functions=LINALG_FUNCTIONS):
-    from ...codegen.templates import load_template
+def _bound(template: Path, prefix: str, definitions: str = ""):
+    """Render ``template`` with its placeholders from ``_linalg_template.py`` bound to the rendered
+    linear algebra (the others given by ``definitions``)."""
+    from ...codegen.templates import load_template, placeholders
 
-    name = linalg_kernels().__name__
-    return load_template(template, {f: (name, f) for f in functions}, "asymptotics.theory.spiked_rf", prefix)
+    mod = linalg_kernels()
+    bindings = {f: (mod.__name__, f) for f in sorted(placeholders(template)) if hasattr(mod, f)}
+    return load_template(template, bindings, "asymptotics.theory.spiked_rf", prefix, definitions=definitions)
 
 
 @lru_cache(maxsize=1)
 def solver_kernels():
-    """The fixed-point kernels of one readout type (rendered and compiled on first use)."""
-    return _bound(SOLVER_TEMPLATE, "srf_solver")
+    """The fixed-point kernels of one readout type (rendered and compiled on first use); the
+    Marchenko–Pastur moments are defined from the source of :mod:`.prior_mp`."""
+    from . import prior_mp
+
+    moments = "\n\n".join(inspect.getsource(f) for f in (prior_mp._moments_beta_le_1, prior_mp.mp_moments))
+    return _bound(SOLVER_TEMPLATE, "srf_solver", definitions=moments)
 
 
 @lru_cache(maxsize=1)
 def block_kernels():
     """The reduced system of K readout types (rendered and compiled on first use)."""
-    return _bound(BLOCK_TEMPLATE, "srf_block", ("anderson_update", "scaled_residual", "lu_solve_many"))
+    return _bound(BLOCK_TEMPLATE, "srf_block")

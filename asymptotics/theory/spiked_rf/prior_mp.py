@@ -56,6 +56,18 @@ def _moments_beta_le_1(u, beta):
     return A0, A1, B0, B1, B2
 
 
+def mp_moments(u, beta):
+    """:func:`mp_resolvent_moments` by plain arithmetic on a float or an array ``u``: the one home of
+    these formulas, also compiled by the sRF kernels (``_solver_template.py``, defined there by
+    rendering from this source)."""
+    if beta <= 1.0:
+        return _moments_beta_le_1(u, beta)
+    bp = 1.0 / beta
+    a0, a1, b0, b1, b2 = _moments_beta_le_1(beta * u, bp)
+    atom = 1.0 - bp
+    return atom + bp * a0, a1, atom + bp * b0, b1, beta * b2
+
+
 def mp_resolvent_moments(u, beta: float):
     r"""(A0, A1, B0, B1, B2) = E[(1, x)/(1+ux)], E[(1, x, x²)/(1+ux)²] for x ~ MP(β), u ≥ 0.
 
@@ -65,13 +77,7 @@ def mp_resolvent_moments(u, beta: float):
     >>> [round(float(v), 12) for v in mp_resolvent_moments(0.0, 0.5)]   # moments 1, 1, 1, 1, 1 + β
     [1.0, 1.0, 1.0, 1.0, 1.5]
     """
-    u = np.asarray(u, dtype=float)
-    if beta <= 1.0:
-        return _moments_beta_le_1(u, beta)
-    bp = 1.0 / beta
-    a0, a1, b0, b1, b2 = _moments_beta_le_1(beta * u, bp)
-    atom = 1.0 - bp
-    return atom + bp * a0, a1, atom + bp * b0, b1, beta * b2
+    return mp_moments(np.asarray(u, dtype=float), beta)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from ...solvers import SolverResult
 from ...solvers.result import SINGULAR
 from .mapping import SpikedRFParameters
 
-__all__ = ["SpikedRFSolution", "failed_solution", "MIN_STABILITY_MARGIN"]
+__all__ = ["SpikedRFSolution", "failed_solution", "not_converged_message", "MIN_STABILITY_MARGIN"]
 
 #: smallest accepted 1 − (spectral radius of the variance map): closer to 1 the variances (and
 #: the test error) lose more than ~8 digits to the conditioning of their linear system
@@ -129,3 +129,13 @@ def failed_solution(model, alpha, beta, lam, res: SolverResult | None, prior, me
         prior=prior.name, quadrature_error=model.quadrature_error,
         stability_margin=math.nan,
     )
+
+
+def not_converged_message(alpha, beta, lam, res: SolverResult) -> str:
+    """The message of a point whose reduced solve did not converge (with the hint for λ = 0)."""
+    msg = (f"sRF fixed point did not converge at α = {alpha:g}, β = {beta:g}, λ = {lam:g}: {res.message} "
+           f"after {res.iterations} iterations (residual {res.residual:.3g})")
+    if lam == 0.0:
+        msg += ("; with λ = 0 the responses diverge unless n/p is large enough (ridgeless limit of an "
+                "interpolating readout) — use λ > 0")
+    return msg

@@ -59,17 +59,7 @@ from ...errors import ConvergenceError, ParameterError
 from ...gaussian import composite_rule
 from ...params import check_positive
 from ...solvers import Anderson, Status, fixed_point
-from .channel import (
-    ChannelModel,
-    channel_model,
-    conditional_error,
-    generalisation_error,
-    mean_prediction,
-    orthogonal_conjugate,
-    overlap_conjugates,
-    response_conjugates,
-    training_error,
-)
+from . import channel
 from .fixed_point import solve_spiked_rf
 from .mapping import cui_to_srf
 
@@ -289,7 +279,7 @@ class StructuredMapSolution:
         return row
 
 
-def solve_structured_srf(model: ChannelModel, bulk: StructuredBulk, alpha: float, lam: float, *,
+def solve_structured_srf(model: channel.ChannelModel, bulk: StructuredBulk, alpha: float, lam: float, *,
                          tol: float = 1e-11):
     r"""The K = 1 sRF fixed point with the structured-bulk prior (channel of ``model``, β of ``bulk``).
 
@@ -308,7 +298,7 @@ def solve_structured_srf(model: ChannelModel, bulk: StructuredBulk, alpha: float
     def conj(V1, V2):
         V = mu1**2 * V1 + mu2 * V2
         what = ratio / (1.0 + V)
-        V1h, V2h = response_conjugates(rule, model.mu1, model.mu2_sq, what)
+        V1h, V2h = channel.response_conjugates(rule, model.mu1, model.mu2_sq, what)
         return V, what, float(V1h[0, 0]), float(V2h[0])
 
     def g(x):
@@ -325,7 +315,7 @@ def solve_structured_srf(model: ChannelModel, bulk: StructuredBulk, alpha: float
     D = lam + V2h
     _, _, TF, TH, TX = structured_prior_traces(bulk, D, V1h)
     dD, dV, dif_err = structured_second_order(bulk, D, V1h)
-    psih = float(orthogonal_conjugate(rule, model.mu1, what, model.h1t)[0])
+    psih = float(channel.orthogonal_conjugate(rule, model.mu1, what, model.h1t)[0])
     w = rule.weights / (1.0 + V)
     F = np.vstack([mu0, rule.nodes * mu1])
     G = (F * w) @ F.T
@@ -336,8 +326,8 @@ def solve_structured_srf(model: ChannelModel, bulk: StructuredBulk, alpha: float
         m, t = np.linalg.solve(G + np.diag([0.0, 1.0 / (ratio * TF)]), b)
     that = (t - TX * psih) / TF
     psi = psih * TH + that * TX
-    omega = mean_prediction(model.mu0, model.mu1, rule.nodes, [m], [t])
-    E0 = conditional_error(model.h, model.h1t, model.h2t, omega, psi * mu1, 0.0, 0.0)
+    omega = channel.mean_prediction(model.mu0, model.mu1, rule.nodes, [m], [t])
+    E0 = channel.conditional_error(model.h, model.h1t, model.h2t, omega, psi * mu1, 0.0, 0.0)
     P = np.array([[dV[0], dV[1]], [dV[1], dD[1]]])           # (q1, q2) per (q̂1, q̂2): [[I2, I1], [I1, I0]]
     f = np.array([that**2 * dV[2] + 2 * that * psih * dV[4] + psih**2 * dV[3],
                   that**2 * dD[2] + 2 * that * psih * dD[4] + psih**2 * dD[3]])
@@ -349,10 +339,10 @@ def solve_structured_srf(model: ChannelModel, bulk: StructuredBulk, alpha: float
         raise ConvergenceError(f"structured map: the variance equations have no stable solution (radius {rad:.6g})", res)
     q = np.linalg.solve(np.eye(2) - LA, P @ (B @ (ww * E0)) + f)
     E = E0 + mu1**2 * q[0] + mu2 * q[1]
-    Q1h, q2h = overlap_conjugates(rule, model.mu1, model.mu2_sq, what, V, E)
+    Q1h, q2h = channel.overlap_conjugates(rule, model.mu1, model.mu2_sq, what, V, E)
     resid = float(np.abs(P @ np.array([Q1h[0, 0], q2h[0]]) + f - q).max()) / max(1.0, float(np.abs(q).max()))
     mres = abs(rule.expect(mu0 * (model.h - omega) / (1.0 + V)))
-    eg, et = generalisation_error(rule, E), training_error(rule, E, V)
+    eg, et = channel.generalisation_error(rule, E), channel.training_error(rule, E, V)
     if not (math.isfinite(eg) and math.isfinite(et)):
         raise ConvergenceError("structured map: non-finite error", res)
     return dict(test_error=eg, train_error=et, V1=float(V1), V2=float(V2), m=float(m), t=float(t), psi=float(psi),
@@ -371,7 +361,7 @@ def structured_one_step(alpha: float, alpha0: float, beta: float, eta_tilde: flo
         raise ParameterError("lam", lam, "> 0")
     bulk = structured_bulk(eta_tilde, alpha0, student, teacher, beta)
     params = cui_to_srf(eta_tilde, alpha0, student, teacher)
-    model = channel_model(params, student, teacher, 0.0, tol=quad_tol)
+    model = channel.channel_model(params, student, teacher, 0.0, tol=quad_tol)
     iso = solve_spiked_rf(model, alpha, bulk.beta, lam)
     s = solve_structured_srf(model, bulk, alpha, lam, tol=tol)
     return StructuredMapSolution(

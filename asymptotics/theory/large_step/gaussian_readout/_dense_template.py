@@ -11,9 +11,11 @@ threads on two busy cores and 0.1 ms with one (measured). These loops are row-or
 inner loop is a contiguous ``axpy`` that LLVM vectorises) and deterministic. Failures are flags,
 never exceptions: a kernel that loops over a grid must not stop.
 
-* :func:`cholesky_upper` — H = UᵀU;  :func:`forward_rows` — Z = U⁻ᵀ R;
+* :func:`cholesky_upper` — H = UᵀU;  :func:`forward_rows` — Z = U⁻ᵀ R (both by
+  :func:`subtract_rows`, four rows at a time); :func:`dot` — an inner product in order;
 * :func:`lu_factor`, :func:`lu_solve_vec`, :func:`lu_solve_rows` — LU with partial pivoting (a
-  zero or non-finite pivot is reported, as LAPACK's ``getrf`` does);
+  zero or non-finite pivot is reported, as LAPACK's ``getrf`` does; the pivot search and row
+  exchanges of ``codegen/templates/small_linalg.py``, included by rendering);
 * :func:`weighted_gram` — Aᵀ diag(d) A;  :func:`gram_rows` — RᵀR;  :func:`matmul`,
   :func:`matmul_tn` (AᵀB), :func:`matvec`, :func:`rmatvec` (Aᵀx);
 * :func:`householder` — a Householder reflector (LAPACK's ``dlarfg``).
@@ -26,9 +28,45 @@ import math
 import numpy as np
 from numba import njit
 
+from ....codegen.templates.small_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
+
 # ---- kernels (copied into the rendered module) ----
 
 EPS = 2.220446049250313e-16
+
+
+@njit(cache=True, nogil=True)
+def subtract_rows(out, F, col, R, count, lo, hi):
+    """out[lo:hi] −= Σ_{i < count} F[i, col] R[i, lo:hi], four rows of R at a time (the inner loop of
+    the triangular factorisation and solves)."""
+    i = 0
+    while i + 4 <= count:
+        f0 = F[i, col]
+        f1 = F[i + 1, col]
+        f2 = F[i + 2, col]
+        f3 = F[i + 3, col]
+        r0 = R[i]
+        r1 = R[i + 1]
+        r2 = R[i + 2]
+        r3 = R[i + 3]
+        for j in range(lo, hi):
+            out[j] = out[j] - f0 * r0[j] - f1 * r1[j] - f2 * r2[j] - f3 * r3[j]
+        i += 4
+    while i < count:
+        f = F[i, col]
+        ri = R[i]
+        for j in range(lo, hi):
+            out[j] -= f * ri[j]
+        i += 1
+
+
+@njit(cache=True, nogil=True)
+def dot(x, y):
+    """Σ_i x_i y_i over the entries of x, in order."""
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    return s
 
 
 @njit(cache=True, nogil=True)
@@ -42,25 +80,7 @@ def cholesky_upper(H):
         k4 = (k // 4) * 4                        # aligned start; row[k4:k] is scratch, zeroed below
         for j in range(k4, n):
             row[j] = H[k, j]
-        i = 0
-        while i + 4 <= k:
-            f0 = U[i, k]
-            f1 = U[i + 1, k]
-            f2 = U[i + 2, k]
-            f3 = U[i + 3, k]
-            u0 = U[i]
-            u1 = U[i + 1]
-            u2 = U[i + 2]
-            u3 = U[i + 3]
-            for j in range(k4, n):
-                row[j] = row[j] - f0 * u0[j] - f1 * u1[j] - f2 * u2[j] - f3 * u3[j]
-            i += 4
-        while i < k:
-            f = U[i, k]
-            ui = U[i]
-            for j in range(k4, n):
-                row[j] -= f * ui[j]
-            i += 1
+        subtract_rows(row, U, k, U, k, k4, n)
         for j in range(k4, k):
             row[j] = 0.0
         d = row[k]
@@ -84,25 +104,7 @@ def forward_rows(U, R):
         za = Z[a]
         for j in range(m):
             za[j] = R[a, j]
-        b = 0
-        while b + 4 <= a:
-            f0 = U[b, a]
-            f1 = U[b + 1, a]
-            f2 = U[b + 2, a]
-            f3 = U[b + 3, a]
-            z0 = Z[b]
-            z1 = Z[b + 1]
-            z2 = Z[b + 2]
-            z3 = Z[b + 3]
-            for j in range(m):
-                za[j] = za[j] - f0 * z0[j] - f1 * z1[j] - f2 * z2[j] - f3 * z3[j]
-            b += 4
-        while b < a:
-            f = U[b, a]
-            zb = Z[b]
-            for j in range(m):
-                za[j] -= f * zb[j]
-            b += 1
+        subtract_rows(za, U, a, Z, a, 0, m)
         inv = 1.0 / U[a, a]
         for j in range(m):
             za[j] *= inv
@@ -118,23 +120,12 @@ def lu_factor(A):
     piv = np.arange(n)
     rk = np.zeros(n)
     for k in range(n):
-        p = k
-        best = abs(LU[k, k])
-        for i in range(k + 1, n):
-            v = abs(LU[i, k])
-            if v > best:
-                best = v
-                p = i
+        p, best = pivot_row(LU, k)
         if not (best > 0.0 and best < math.inf):
             return LU, piv, False
         if p != k:
-            for j in range(n):
-                tmp = LU[k, j]
-                LU[k, j] = LU[p, j]
-                LU[p, j] = tmp
-            t = piv[k]
-            piv[k] = piv[p]
-            piv[p] = t
+            swap_rows(LU, k, p)
+            swap_entries(piv, k, p)
         inv = 1.0 / LU[k, k]
         k4 = ((k + 1) // 4) * 4                  # aligned start: the pivot row is padded with zeros
         for j in range(k4, n):
@@ -298,14 +289,10 @@ def matmul_tn(A, B):
 @njit(cache=True, nogil=True)
 def matvec(A, x):
     """A x for A (m, k)."""
-    m, k = A.shape
+    m = A.shape[0]
     y = np.empty(m)
     for i in range(m):
-        s = 0.0
-        ai = A[i]
-        for j in range(k):
-            s += ai[j] * x[j]
-        y[i] = s
+        y[i] = dot(A[i], x)
     return y
 
 

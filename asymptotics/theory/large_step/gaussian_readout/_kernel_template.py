@@ -34,70 +34,14 @@ from numba import njit
 
 from asymptotics.solvers.result import Status
 
-
-def cholesky_upper(H):  # placeholder: bound to the dense, spectral and mean-block modules in the rendered module
-    raise NotImplementedError
-
-
-def forward_rows(U, R):  # placeholder
-    raise NotImplementedError
-
-
-def lu_factor(A):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_vec(LU, piv, b):  # placeholder
-    raise NotImplementedError
-
-
-def lu_solve_rows(LU, piv, B):  # placeholder
-    raise NotImplementedError
-
-
-def weighted_gram(A, d):  # placeholder
-    raise NotImplementedError
-
-
-def gram_rows(R):  # placeholder
-    raise NotImplementedError
-
-
-def matmul(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matmul_tn(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def rmatvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def spectral_radius_symmetric(A):  # placeholder
-    raise NotImplementedError
-
-
-def spd_solve(U, b):  # placeholder
-    raise NotImplementedError
-
-
-def small_lstsq(F, r, rcond):  # placeholder
-    raise NotImplementedError
-
-
-def mean_block_finite(N, sb, S, M, mu0, mu1, kappa, h, pi, beta):  # placeholder
-    raise NotImplementedError
-
-
-def mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond):  # placeholder
-    raise NotImplementedError
-
+# isort: off
+from ._dense_template import (  # placeholders: bound by rendering
+    cholesky_upper, dot, forward_rows, gram_rows, lu_factor, lu_solve_rows, lu_solve_vec, matmul, matmul_tn,
+    matvec, rmatvec, spd_solve, weighted_gram,
+)
+# isort: on
+from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: bound by rendering
+from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -134,6 +78,19 @@ def safe_log(v):
 
 
 @njit(cache=True, nogil=True)
+def spike_factor(M, sb, beta):
+    """``(U, ok)``: the Cholesky factor of H = I + β√B M √B (``sb`` = √B; ``ok`` False when H is not
+    numerically positive definite)."""
+    n = sb.shape[0]
+    H = np.empty((n, n))
+    for a in range(n):
+        for c in range(n):
+            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
+        H[a, a] += 1.0
+    return cholesky_upper(H)
+
+
+@njit(cache=True, nogil=True)
 def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     """The deterministic equivalent at (B, D = λ_C + μ2²·b) and τ: the state (S, M, P, E = PΛμ1,
     Λμ1, τ-map, V) and whether I + β√B M √B was positive definite."""
@@ -142,20 +99,13 @@ def prior_core(b, tau, lam_c, mu1, mu2_sq, bulk, pi, beta):
     S = np.empty(K)
     lam = np.empty(K)
     for j in range(K):
-        s = 0.0
-        for a in range(n):
-            s += mu2_sq[j, a] * b[a]
+        s = dot(mu2_sq[j], b)
         D[j] = lam_c + s
         S[j] = D[j] + tau[j]
         lam[j] = pi[j] * bulk[j] / S[j]
     M = weighted_gram(mu1, lam)
     sb = np.sqrt(b)
-    H = np.empty((n, n))
-    for a in range(n):
-        for c in range(n):
-            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
-        H[a, a] += 1.0
-    U, ok = cholesky_upper(H)
+    U, ok = spike_factor(M, sb, beta)
     R = np.empty((n, K))
     for a in range(n):
         for j in range(K):
@@ -456,17 +406,10 @@ def transfer_types(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, mu1_new, bul
     sb = np.sqrt(b)
     lam = np.empty(K)
     for j in range(K):
-        s = 0.0
-        for a in range(n):
-            s += mu2_sq[j, a] * b[a]
+        s = dot(mu2_sq[j], b)
         lam[j] = pi[j] * bulk[j] / (lam_c + s + math.exp(x[n + j]))
     M = weighted_gram(mu1, lam)
-    H = np.empty((n, n))
-    for a in range(n):
-        for c in range(n):
-            H[a, c] = beta * (sb[a] * M[a, c] * sb[c])
-        H[a, a] += 1.0
-    U, ok = cholesky_upper(H)
+    U, ok = spike_factor(M, sb, beta)
     out = np.empty(n + Kn)
     out[:n] = x[:n]
     if not ok:

@@ -13,38 +13,9 @@ import math
 import numpy as np
 from numba import njit
 
-
-def cholesky_upper(H):  # placeholder: bound to the dense-algebra module
-    raise NotImplementedError
-
-
-def spd_solve(U, b):  # placeholder
-    raise NotImplementedError
-
-
-def weighted_gram(A, d):  # placeholder
-    raise NotImplementedError
-
-
-def matmul(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matmul_tn(A, B):  # placeholder
-    raise NotImplementedError
-
-
-def matvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def rmatvec(A, x):  # placeholder
-    raise NotImplementedError
-
-
-def truncated_svd(Z, drop):  # placeholder: bound to the spectral module
-    raise NotImplementedError
-
+# placeholders: bound by rendering
+from ._dense_template import cholesky_upper, matmul, matmul_tn, matvec, rmatvec, spd_solve, weighted_gram
+from ._spectral_template import truncated_svd  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
 

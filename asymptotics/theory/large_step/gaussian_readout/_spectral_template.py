@@ -16,14 +16,8 @@ import math
 import numpy as np
 from numba import njit
 
-
-def accumulate_rows(out, coef, B):  # placeholder: bound to the dense-algebra module
-    raise NotImplementedError
-
-
-def householder(x):  # placeholder
-    raise NotImplementedError
-
+from ....codegen.templates.small_linalg import jacobi_rotation, rotate_pair  # placeholders: included
+from ._dense_template import accumulate_rows, dot, householder  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -157,42 +151,23 @@ def _jacobi_rows(At, Wt):
     nrm = np.empty(k)
     for _ in range(100):
         for p in range(k):
-            s = 0.0
-            ap = At[p]
-            for i in range(m):
-                s += ap[i] * ap[i]
-            nrm[p] = s
+            nrm[p] = dot(At[p], At[p])
         rotated = False
         for p in range(k - 1):
             ap = At[p]
             for q in range(p + 1, k):
                 aq = At[q]
-                gamma = 0.0
-                for i in range(m):
-                    gamma += ap[i] * aq[i]
+                gamma = dot(ap, aq)
                 alpha = nrm[p]
                 beta = nrm[q]
                 if gamma == 0.0 or abs(gamma) <= tol * math.sqrt(alpha * beta):
                     continue
                 rotated = True
-                zeta = (beta - alpha) / (2.0 * gamma)
-                t = (1.0 if zeta >= 0.0 else -1.0) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                c = 1.0 / math.sqrt(1.0 + t * t)
-                s = c * t
-                for i in range(m):
-                    x = ap[i]
-                    y = aq[i]
-                    ap[i] = c * x - s * y
-                    aq[i] = s * x + c * y
+                t, c, s = jacobi_rotation(alpha, beta, gamma)
+                rotate_pair(ap, aq, c, s)
                 nrm[p] = alpha - t * gamma
                 nrm[q] = beta + t * gamma
-                wp = Wt[p]
-                wq = Wt[q]
-                for i in range(wp.shape[0]):
-                    x = wp[i]
-                    y = wq[i]
-                    wp[i] = c * x - s * y
-                    wq[i] = s * x + c * y
+                rotate_pair(Wt[p], Wt[q], c, s)
         if not rotated:
             return
 
@@ -223,10 +198,7 @@ def small_lstsq(F, r, rcond):
     _jacobi_rows(At, Wt)
     sv = np.empty(k)
     for i in range(k):
-        s = 0.0
-        for a in range(m):
-            s += At[i, a] * At[i, a]
-        sv[i] = math.sqrt(s)
+        sv[i] = math.sqrt(dot(At[i], At[i]))
     smax = 0.0
     smin = math.inf
     for i in range(k):
@@ -237,9 +209,7 @@ def small_lstsq(F, r, rcond):
     for i in range(k):
         if sv[i] > rcond * smax:
             rank += 1
-            c = 0.0
-            for a in range(m):
-                c += At[i, a] * r[a]
+            c = dot(At[i], r)
             c /= sv[i] * sv[i]                 # (u_i·r)/σ_i with u_i = At[i]/σ_i
             for j in range(k):
                 gamma[j] += c * Wt[i, j]
@@ -314,10 +284,7 @@ def truncated_svd(Z, drop):
     _jacobi_rows(At, Wt)                                       # [R11 R12]ᵀ Wᵀ = U Σ: At rows σ_i u_iᵀ
     sv = np.empty(r)
     for i in range(r):
-        s = 0.0
-        for j in range(K):
-            s += At[i, j] * At[i, j]
-        sv[i] = math.sqrt(s)
+        sv[i] = math.sqrt(dot(At[i], At[i]))
     order = descending_order(sv)
     Ut = np.zeros((r, n))
     Vt = np.zeros((r, K))

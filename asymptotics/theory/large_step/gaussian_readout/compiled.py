@@ -19,7 +19,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ....codegen.templates import MARKER, load_template
+from ....codegen.templates import SMALL_LINALG, kernel_names, load_template, placeholders
 from .model import GaussianReadoutModel
 
 __all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
@@ -35,7 +35,7 @@ KERNEL_TEMPLATE = Path(__file__).with_name("_kernel_template.py")
 
 _DENSE_NAMES = ("cholesky_upper", "forward_rows", "lu_factor", "lu_solve_vec", "lu_solve_rows", "weighted_gram",
                 "gram_rows", "matmul", "matmul_tn", "matvec", "rmatvec", "spd_solve", "accumulate_rows",
-                "householder")
+                "householder", "dot", "subtract_rows")
 _SPECTRAL_NAMES = ("symmetric_extreme_eigenvalues", "spectral_radius_symmetric", "truncated_svd", "small_lstsq")
 _MEAN_BLOCK_NAMES = ("mean_block_finite", "mean_block_limit")
 
@@ -43,10 +43,10 @@ _MEAN_BLOCK_NAMES = ("mean_block_finite", "mean_block_limit")
 MEAN_SPAN_RCOND = 1e-13
 
 
-def _bind(template: Path, modules) -> dict:
-    """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``."""
-    head = template.read_text().split(MARKER)[0]
-    wanted = {line.split("(")[0][4:] for line in head.splitlines() if line.startswith("def ")}
+def _bind(template: Path, modules, included: Path | None = None) -> dict:
+    """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``
+    (those of the ``included`` template are copied into the rendered module instead)."""
+    wanted = placeholders(template) - (kernel_names(included) if included else set())
     out = {}
     for mod, names in modules:
         out.update({name: (mod.__name__, name) for name in names if name in wanted})
@@ -59,15 +59,16 @@ def _bind(template: Path, modules) -> dict:
 @lru_cache(maxsize=1)
 def dense_kernels() -> ModuleType:
     """The rendered dense-algebra module."""
-    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense")
+    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense",
+                         include=(SMALL_LINALG,))
 
 
 @lru_cache(maxsize=1)
 def spectral_kernels() -> ModuleType:
     """The rendered eigenvalue / SVD module."""
     dense = dense_kernels()
-    return load_template(SPECTRAL_TEMPLATE, _bind(SPECTRAL_TEMPLATE, [(dense, _DENSE_NAMES)]),
-                         "large-step eigenvalues and SVD", prefix="ls_spectral")
+    return load_template(SPECTRAL_TEMPLATE, _bind(SPECTRAL_TEMPLATE, [(dense, _DENSE_NAMES)], SMALL_LINALG),
+                         "large-step eigenvalues and SVD", prefix="ls_spectral", include=(SMALL_LINALG,))
 
 
 @lru_cache(maxsize=1)
