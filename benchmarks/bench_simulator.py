@@ -21,7 +21,10 @@ reported because the reference machine is shared):
   tests/test_simulator_population.py): the largest |z| and the largest truncation bound.
 
 Run: ``nice python benchmarks/bench_simulator.py [--sections speed,big,threads,exactness]
-[--out benchmarks/results/simulator.md]``
+[--out benchmarks/results/simulator.md]``. The default runs every section in one command and one
+file (≈ 15 min on an idle two-core machine: speed ≈ 4, big ≈ 2, threads ≈ 4, exactness ≈ 4 on
+every core). On a loaded machine leave out ``nice``: a niced process is starved there (measured:
+the d = 1000 speed row took 370 s at load average 9 instead of ≈ 20 s).
 """
 
 from __future__ import annotations
@@ -295,7 +298,7 @@ def main():
         L.append("")
     load1 = os.getloadavg()
     L.append(f"Load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end; total {time.time() - t_start:.0f} s. "
-             f"Command: `nice python benchmarks/bench_simulator.py --sections {args.sections}`.")  # fmt: skip
+             f"Command: `python benchmarks/bench_simulator.py {' '.join(sys.argv[1:])}`.")  # fmt: skip
     from asymptotics.atomic import write_text
 
     write_text(args.out, "\n".join(L) + "\n", create_parents=True)
