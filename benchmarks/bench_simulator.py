@@ -89,8 +89,13 @@ def child_speed(d: int, seeds: int) -> dict:
     rec = {"d": d, "plain_s": [], "sim_s": [], "plain_delta": [], "sim_delta": [], "plain_test_se": [], "threads": None}
     for k in range(seeds):
         t = time.perf_counter()
-        res = simulate(cfg, seeds=[k])
+        marks = [("start", 0.0)]
+        res = simulate(cfg, seeds=[k], on_stage=lambda i, j, name, m=marks, t0=t: m.append((name, time.perf_counter() - t0)))
         rec["sim_s"].append(time.perf_counter() - t)
+        marks.append(("end", rec["sim_s"][-1]))
+        phases = {a[0]: b[1] - a[1] for a, b in zip(marks, marks[1:], strict=False)}
+        for name, v in phases.items():  # per-phase medians: drawing W₀ (start), first layer, readout, risk
+            rec.setdefault("phases", {}).setdefault(name, []).append(v)
         rec["sim_delta"].append(res.per_seed[0]["delta"])
         rec["threads"] = res.meta["threads_per_task"]
         rec["bound"] = max(rec.get("bound", 0.0), res.meta["risk_bound_max"])
@@ -233,6 +238,7 @@ def main():
               "s.e. is itself uncertain by ≈ 1/√(2(seeds − 1)).", "",
               "| d | seeds | plain numpy (s/seed) | simulator (s/seed) | speed-up | threads | δ plain | its test-set part | δ simulator | s.e. ratio plain/simulator | max truncation bound | load |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        phases = []
         for d, s in zip(sizes, seeds, strict=True):
             rec = run_child("speed", str(d), str(s))
             tp, ts = statistics.median(rec["plain_s"]), statistics.median(rec["sim_s"])
@@ -241,7 +247,10 @@ def main():
             tpart = math.sqrt(np.mean(np.square(rec["plain_test_se"])) / s)
             L.append(f"| {d} | {s} | {tp:.2f} | {ts:.2f} | {tp / ts:.2f}× | {rec['threads']} | {mp_:.5f} ± {sp_:.5f} | "
                      f"{tpart:.5f} | {ms:.5f} ± {ss:.5f} | {sp_ / ss:.2f} | {rec['bound']:.1e} | {os.getloadavg()[0]:.1f} |")  # fmt: skip
-        L.append("")
+            phases.append(f"d = {d}: " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in rec["phases"].items()))
+        L += ["", "Simulator phases, median s per seed (`start`: β*, W₀, a drawn; `first layer`: the training set "
+              "and the step; `readout`: the ridge set, features and both ridge fits; `risk`: the exact risks): "
+              + "; ".join(phases) + ".", ""]  # fmt: skip
     big = None
     if "big" in sections:
         rec = big = run_child("big", str(args.big_d))
