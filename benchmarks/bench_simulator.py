@@ -296,7 +296,7 @@ def main():
               "5 activation pairs × {Ba small step, Ba large step, Cui, sRF} × {true, GE features}): "
               f"max |z| = {max(zs):.2f}, mean z² = {np.mean(np.square(zs)):.2f} (≈ 1 expected), "
               f"largest truncation bound {max(r['bound_rel'] for r in rows):.1e}·E σ*² (tolerance 1e-10). "
-              f"Every exact risk of the {len(rows)} took {rec['exact_s']:.0f} s, the Monte-Carlo ones "
+              f"The exact risks of all the networks took {rec['exact_s']:.0f} s, the Monte-Carlo ones "
               f"{rec['total_s'] - rec['exact_s']:.0f} s ({rec['workers']} worker processes, 1 thread each: the numbers "
               "of the slow test `tests/test_simulator_population.py::test_exact_risk_equals_monte_carlo_million_points`, "
               f"bit for bit). Load average {os.getloadavg()[0]:.1f}.", "",
