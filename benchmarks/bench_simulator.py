@@ -22,8 +22,9 @@ reported because the reference machine is shared):
 
 Run: ``nice python benchmarks/bench_simulator.py [--sections speed,big,threads,exactness]
 [--out benchmarks/results/simulator.md]``. The default runs every section in one command and one
-file (≈ 15 min on an idle two-core machine: speed ≈ 4, big ≈ 2, threads ≈ 4, exactness ≈ 4 on
-every core). On a loaded machine leave out ``nice``: a niced process is starved there (measured:
+file: ≈ 20 min on the shared two-core machine at load average 2–3 (measured per section: speed
+≈ 4.5 min with 10/8/3 seeds, big ≈ 3.5, threads ≈ 4.5 of which 3 for d = 8000 on one thread,
+exactness ≈ 9 on both cores), less when idle. On a loaded machine leave out ``nice``: a niced process is starved there (measured:
 the d = 1000 speed row took 370 s at load average 9 instead of ≈ 20 s).
 """
 
