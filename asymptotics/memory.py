@@ -1,5 +1,7 @@
-"""Memory sizes: parsing (``"8GiB"``), printing, the machine's available memory, and the
-pre-flight check that refuses a computation estimated above a limit before it starts.
+"""Memory sizes: parsing (``"8GiB"``), printing, the default limit, and the pre-flight check that
+refuses a computation estimated above a limit before it starts. The machine's available memory
+is read by :func:`asymptotics.params.available_memory` (re-exported here), the one home that the
+simulator, which may import only ``activations``, ``params`` and ``errors``, shares.
 
 >>> parse_memory("1.5GiB"), parse_memory("2GB"), parse_memory(1024)
 (1610612736, 2000000000, 1024)
@@ -10,10 +12,10 @@ pre-flight check that refuses a computation estimated above a limit before it st
 from __future__ import annotations
 
 import math
-import os
 import re
 
 from .errors import ParameterError, ResourceError
+from .params import available_memory
 
 __all__ = [
     "parse_memory",
@@ -69,28 +71,6 @@ def format_bytes(n: int | float | None) -> str:
         if abs(n) >= size:
             return f"{n / size:.2f} {unit}"
     return f"{int(n)} B"
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation now (``MemAvailable`` on Linux, psutil
-    elsewhere when installed), or ``None`` when it cannot be told."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:  # pragma: no cover - non-Linux
-        import psutil
-
-        return int(psutil.virtual_memory().available)
-    except Exception:  # pragma: no cover
-        pass
-    try:  # pragma: no cover
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):  # pragma: no cover
-        return None
 
 
 def default_memory_limit() -> int | None:

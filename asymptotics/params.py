@@ -7,6 +7,8 @@ The simulator in :mod:`validation` uses these checks too (they contain no theory
 Scalars (:func:`as_float`, :func:`check_positive`, :func:`check_nonnegative`,
 :func:`check_in_range`, :func:`check_int`, :func:`check_choice`) and arrays (:func:`check_array`,
 elementwise, naming the first offending element) give the same message for the same rule.
+:func:`available_memory` (the default of every ``max_memory`` limit) lives here too, for the same
+reason: the simulator may import it.
 
 Conventions (Ba et al.): ψ1 = n/d (``psi1``), ψ2 = N/d (``psi2``), λ (``lam``), η (``eta``),
 σ_ε (``noise``). Cui et al.: α = n/d (``alpha``), α0 = n0/d (``alpha0``), β = p/d (``beta``),
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -34,6 +37,7 @@ __all__ = [
     "check_probability_vector",
     "check_parameters",
     "RULES",
+    "available_memory",
 ]
 
 
@@ -215,3 +219,28 @@ def check_parameters(**params) -> dict:
         rule, *args = RULES[name]
         out[name] = rule(name, value, *args)
     return out
+
+
+# ---- the default of a memory limit ------------------------------------------------------------
+# The one reading of the machine's free memory, here (layer 0) so that the simulator, which imports
+# only activations, params and errors, and asymptotics.memory (which re-exports it) share it.
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (``MemAvailable`` on Linux, psutil
+    elsewhere when installed), or ``None`` when it cannot be told."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:  # pragma: no cover - non-Linux
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # pragma: no cover
+        pass
+    try:  # pragma: no cover
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return None

@@ -21,7 +21,11 @@ reported because the reference machine is shared):
   tests/test_simulator_population.py): the largest |z| and the largest truncation bound.
 
 Run: ``nice python benchmarks/bench_simulator.py [--sections speed,big,threads,exactness]
-[--out benchmarks/results/simulator.md]``
+[--out benchmarks/results/simulator.md]``. The default runs every section in one command and one
+file: ≈ 20 min on the shared two-core machine at load average 2–3 (measured per section: speed
+≈ 4.5 min with 10/8/3 seeds, big ≈ 3.5, threads ≈ 4.5 of which 3 for d = 8000 on one thread,
+exactness ≈ 9 on both cores), less when idle. On a loaded machine leave out ``nice``: a niced process is starved there (measured:
+the d = 1000 speed row took 370 s at load average 9 instead of ≈ 20 s).
 """
 
 from __future__ import annotations
@@ -86,8 +90,13 @@ def child_speed(d: int, seeds: int) -> dict:
     rec = {"d": d, "plain_s": [], "sim_s": [], "plain_delta": [], "sim_delta": [], "plain_test_se": [], "threads": None}
     for k in range(seeds):
         t = time.perf_counter()
-        res = simulate(cfg, seeds=[k])
+        marks = [("start", 0.0)]
+        res = simulate(cfg, seeds=[k], on_stage=lambda i, j, name, m=marks, t0=t: m.append((name, time.perf_counter() - t0)))
         rec["sim_s"].append(time.perf_counter() - t)
+        marks.append(("end", rec["sim_s"][-1]))
+        phases = {a[0]: b[1] - a[1] for a, b in zip(marks, marks[1:], strict=False)}
+        for name, v in phases.items():  # per-phase medians: drawing W₀ (start), first layer, readout, risk
+            rec.setdefault("phases", {}).setdefault(name, []).append(v)
         rec["sim_delta"].append(res.per_seed[0]["delta"])
         rec["threads"] = res.meta["threads_per_task"]
         rec["bound"] = max(rec.get("bound", 0.0), res.meta["risk_bound_max"])
@@ -139,32 +148,38 @@ def child_threads(d: int, seeds: int, mode: str) -> dict:
 
 
 def child_exactness(d: int, n_test: int) -> dict:
+    """Every network of the slow test, exact and Monte-Carlo, one task per network on every core
+    (``blas_threads=1`` per task: the numbers of the test, bit for bit)."""
     import warnings
 
     sys.path.insert(0, str(ROOT / "tests"))
     from test_simulator_population import PAIRS, _configs, _risk_names
 
-    from validation.simulator import simulate
+    from validation.simulator import simulate_many
     from validation.simulator.population import teacher_moments
 
     warnings.simplefilter("ignore")
+    cases = [(f"{st}/{te}", ["ba", "ba large step", "cui", "srf"][j], base.replace(features=features))
+             for st, te in PAIRS for j, base in enumerate(_configs(st, te, d)) for features in ("true", "ge")]  # fmt: skip
+    cfgs = [c for _, _, c in cases]
+    workers = len(os.sched_getaffinity(0))
+    t = time.perf_counter()
+    exact = simulate_many(cfgs, seeds=1, root_seed=2, blas_threads=1, workers=workers)
+    t_exact = time.perf_counter() - t
+    mc = simulate_many([c.replace(test_risk="monte-carlo", n_test=n_test) for c in cfgs], seeds=1, root_seed=2,
+                       blas_threads=1, workers=workers)  # fmt: skip
     rows = []
-    for student, teacher in PAIRS:
-        for j, base in enumerate(_configs(student, teacher, d)):
-            for features in ("true", "ge"):
-                cfg = base.replace(features=features)
-                ex = simulate(cfg, seeds=1, root_seed=2, blas_threads=1).per_seed[0]
-                mc = simulate(cfg.replace(test_risk="monte-carlo", n_test=n_test), seeds=1, root_seed=2,
-                              blas_threads=1).per_seed[0]  # fmt: skip
-                energy = teacher_moments(cfg.teacher_activation())[2]
-                bound = max((v for k, v in ex.items() if k.startswith("risk_bound")), default=0.0) / energy
-                for name in _risk_names(cfg):
-                    z = (ex[name] - mc[name]) / mc[f"{name}_test_se"]
-                    rows.append({"pair": f"{student}/{teacher}", "setting": ["ba", "ba large step", "cui", "srf"][j],
-                                 "features": features, "name": name, "exact": ex[name], "mc": mc[name],
-                                 "se": mc[f"{name}_test_se"], "z": z, "bound_rel": bound})  # fmt: skip
-                print(rows[-1], file=sys.stderr, flush=True)
-    return {"d": d, "n_test": n_test, "rows": rows}
+    for (pair, setting, cfg), er, mr in zip(cases, exact, mc, strict=True):
+        ex, mcs = er.per_seed[0], mr.per_seed[0]
+        assert ex["train_error"] == mcs["train_error"]  # the same trained network and readout
+        energy = teacher_moments(cfg.teacher_activation())[2]
+        bound = max((v for k, v in ex.items() if k.startswith("risk_bound")), default=0.0) / energy
+        for name in _risk_names(cfg):
+            se = mcs[f"{name}_test_se"]
+            rows.append({"pair": pair, "setting": setting, "features": cfg.features, "name": name, "exact": ex[name],
+                         "mc": mcs[name], "se": se, "z": (ex[name] - mcs[name]) / se, "bound_rel": bound})  # fmt: skip
+    return {"d": d, "n_test": n_test, "rows": rows, "exact_s": t_exact, "total_s": time.perf_counter() - t,
+            "workers": workers}  # fmt: skip
 
 
 def run_child(*args: str) -> dict:
@@ -188,7 +203,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sections", default="speed,big,threads,exactness")
     ap.add_argument("--sizes", default="1000,2000,4000")
-    ap.add_argument("--seeds", default="6,6,3", help="seeds per size of --sizes")
+    ap.add_argument("--seeds", default="10,8,3", help="seeds per size of --sizes")
     ap.add_argument("--big-d", type=int, default=8000)
     ap.add_argument("--thread-sizes", default="150:16,500:8,2000:2,8000:1", help="d:seeds,…")
     ap.add_argument("--exact-d", type=int, default=300)
@@ -224,6 +239,7 @@ def main():
               "s.e. is itself uncertain by ≈ 1/√(2(seeds − 1)).", "",
               "| d | seeds | plain numpy (s/seed) | simulator (s/seed) | speed-up | threads | δ plain | its test-set part | δ simulator | s.e. ratio plain/simulator | max truncation bound | load |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        phases = []
         for d, s in zip(sizes, seeds, strict=True):
             rec = run_child("speed", str(d), str(s))
             tp, ts = statistics.median(rec["plain_s"]), statistics.median(rec["sim_s"])
@@ -232,7 +248,10 @@ def main():
             tpart = math.sqrt(np.mean(np.square(rec["plain_test_se"])) / s)
             L.append(f"| {d} | {s} | {tp:.2f} | {ts:.2f} | {tp / ts:.2f}× | {rec['threads']} | {mp_:.5f} ± {sp_:.5f} | "
                      f"{tpart:.5f} | {ms:.5f} ± {ss:.5f} | {sp_ / ss:.2f} | {rec['bound']:.1e} | {os.getloadavg()[0]:.1f} |")  # fmt: skip
-        L.append("")
+            phases.append(f"d = {d}: " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in rec["phases"].items()))
+        L += ["", "Simulator phases, median s per seed (`start`: β*, W₀, a drawn; `first layer`: the training set "
+              "and the step; `readout`: the ridge set, features and both ridge fits; `risk`: the exact risks): "
+              + "; ".join(phases) + ".", ""]  # fmt: skip
     big = None
     if "big" in sections:
         rec = big = run_child("big", str(args.big_d))
@@ -277,7 +296,11 @@ def main():
               f"{len(rows)} comparisons ({len({(r['pair'], r['setting'], r['features']) for r in rows})} trained networks: "
               "5 activation pairs × {Ba small step, Ba large step, Cui, sRF} × {true, GE features}): "
               f"max |z| = {max(zs):.2f}, mean z² = {np.mean(np.square(zs)):.2f} (≈ 1 expected), "
-              f"largest truncation bound {max(r['bound_rel'] for r in rows):.1e}·E σ*².", "",
+              f"largest truncation bound {max(r['bound_rel'] for r in rows):.1e}·E σ*² (tolerance 1e-10). "
+              f"The exact risks of all the networks took {rec['exact_s']:.0f} s, the Monte-Carlo ones "
+              f"{rec['total_s'] - rec['exact_s']:.0f} s ({rec['workers']} worker processes, 1 thread each: the numbers "
+              "of the slow test `tests/test_simulator_population.py::test_exact_risk_equals_monte_carlo_million_points`, "
+              f"bit for bit). Load average {os.getloadavg()[0]:.1f}.", "",
               "| pair | setting | features | quantity | exact | Monte-Carlo ± s.e. | z |", "|---|---|---|---|---:|---:|---:|"]  # fmt: skip
         for r in rows:
             L.append(f"| {r['pair']} | {r['setting']} | {r['features']} | {r['name']} | {r['exact']:.6f} | "
@@ -285,7 +308,7 @@ def main():
         L.append("")
     load1 = os.getloadavg()
     L.append(f"Load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end; total {time.time() - t_start:.0f} s. "
-             f"Command: `nice python benchmarks/bench_simulator.py --sections {args.sections}`.")  # fmt: skip
+             f"Command: `python benchmarks/bench_simulator.py {' '.join(sys.argv[1:])}`.")  # fmt: skip
     from asymptotics.atomic import write_text
 
     write_text(args.out, "\n".join(L) + "\n", create_parents=True)

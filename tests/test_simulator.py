@@ -109,21 +109,15 @@ def close(res: SimulationResult, name: str, ref: float, z: float = 3.5, allowanc
 
 
 # ---- risk: linear student and teacher --------------------------------------------------------------
+def _linear(**kw) -> BaConfig:
+    """The Ba protocol with σ = σ* = identity, risks only."""
+    return BaConfig("linear", "linear", measure=("risk",), **kw)
+
+
 def test_linear_ols_exact_finite_d():
     # λ = 0, N < n: OLS on z = Wᵀx with Gaussian extra noise A = ‖(I − P)β‖², E A = 1 − N/d exactly, and
     # E tr(Σ(ZᵀZ)⁻¹) = N/(n − N − 1): E R0 = (1 − N/d)(n − 1)/(n − N − 1) + σ² N/(n − N − 1) at finite d.
-    cfg = BaConfig(
-        "linear",
-        "linear",
-        d=200,
-        psi1=1.5,
-        psi2=0.5,
-        lam=0.0,
-        noise=0.5,
-        eta=0.0,
-        n_test=4000,
-        measure=("risk",),
-    )
+    cfg = _linear(d=200, psi1=1.5, psi2=0.5, lam=0.0, noise=0.5, eta=0.0, n_test=4000)
     res = simulate(cfg, seeds=8, root_seed=11)
     d, N, n = cfg.d, cfg.N, cfg.n
     exact = (1 - N / d) * (n - 1) / (n - N - 1) + cfg.noise**2 * N / (n - N - 1)
@@ -145,18 +139,7 @@ def test_linear_ols_exact_finite_d():
     "psi1,psi2,lam,noise", [(3.0, 2.0, 0.05, 0.3), (3.0, 0.5, 0.05, 0.3), (1.0, 2.0, 0.1, 0.5)]
 )
 def test_linear_ridge_marchenko_pastur(psi1, psi2, lam, noise):
-    cfg = BaConfig(
-        "linear",
-        "linear",
-        d=250,
-        psi1=psi1,
-        psi2=psi2,
-        lam=lam,
-        noise=noise,
-        eta=0.0,
-        n_test=3000,
-        measure=("risk",),
-    )
+    cfg = _linear(d=250, psi1=psi1, psi2=psi2, lam=lam, noise=noise, eta=0.0, n_test=3000)
     res = simulate(cfg, seeds=6, root_seed=3)
     ref = linear_rf_ridge_risk(psi1, psi2, lam, noise)
     close(res, "risk0", ref, z=3.5, allowance=0.03 * ref)  # + O(1/d) finite-size allowance
@@ -165,18 +148,7 @@ def test_linear_ridge_marchenko_pastur(psi1, psi2, lam, noise):
 def test_ge_features_equal_true_features_for_linear_student():
     # σ(x) = x: μ0 = 0, μ1 = 1, μ2 = 0, so the Gaussian-equivalent features are the true ones; the GE path
     # draws its test points through the exact joint law of the projections (no d-dim inputs).
-    base = BaConfig(
-        "linear",
-        "linear",
-        d=150,
-        psi1=2.0,
-        psi2=1.0,
-        lam=0.1,
-        noise=0.2,
-        eta=1.0,
-        n_test=4000,
-        measure=("risk",),
-    )
+    base = _linear(d=150, psi1=2.0, psi2=1.0, lam=0.1, noise=0.2, eta=1.0, n_test=4000)
     base = base.replace(test_risk="monte-carlo")
     true = simulate(base, seeds=4, root_seed=5)
     ge = simulate(base.replace(features="ge"), seeds=4, root_seed=5)
@@ -366,9 +338,7 @@ def test_result_rows_and_meta():
 
 def test_singular_ridge_falls_back_and_warns():
     # λ = 0 at N = n with a linear student: the features span only d < N directions, FᵀF is singular
-    cfg = BaConfig(
-        "linear", "linear", d=50, psi1=2.0, psi2=2.0, lam=0.0, eta=0.0, n_test=500, measure=("risk",)
-    )
+    cfg = _linear(d=50, psi1=2.0, psi2=2.0, lam=0.0, eta=0.0, n_test=500)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         res = simulate(cfg, seeds=2)

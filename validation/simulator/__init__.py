@@ -55,26 +55,29 @@ from .store import SeedStore
 from .threads import choose_parallelism
 
 __all__ = [
+    # configurations (validation.simulator.config)
     "BaConfig",
     "CuiConfig",
     "SRFConfig",
+    "config_class",
+    "memory_estimate",
+    "BATCHES",
+    "FEATURES",
+    "GRADIENTS",
+    "MEASURE_GROUPS",
+    "PROTOCOLS",
+    "TEST_RISKS",
+    # running and results
     "simulate",
     "simulate_many",
     "SimulationResult",
+    "SeedStore",
+    "choose_parallelism",
+    "NonFiniteError",
+    # measurements
     "MEASUREMENTS",
     "RISK_MEASUREMENTS",
     "measurement_names",
-    "config_class",
-    "NonFiniteError",
-    "PROTOCOLS",
-    "MEASURE_GROUPS",
-    "FEATURES",
-    "GRADIENTS",
-    "BATCHES",
-    "TEST_RISKS",
-    "memory_estimate",
     "population_risk",
     "PopulationRisk",
-    "SeedStore",
-    "choose_parallelism",
 ]

@@ -27,6 +27,15 @@ def d2sigma(x):  # placeholder: replaced by the student's compiled σ'' (unused 
 # ---- kernels (copied into the rendered module) ----
 
 
+@njit(cache=True, nogil=True)
+def _output_row(Z, i, c):
+    """Σⱼ cⱼ σ(Zᵢⱼ), summed in order j = 0 … N − 1."""
+    s = 0.0
+    for j in range(Z.shape[1]):
+        s += sigma(Z[i, j]) * c[j]
+    return s
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def residual_gradient(Z, y, c, f):
     """Fused gradient assembly, in place.
@@ -37,9 +46,7 @@ def residual_gradient(Z, y, c, f):
     """
     n, N = Z.shape
     for i in prange(n):
-        s = 0.0
-        for j in range(N):
-            s += sigma(Z[i, j]) * c[j]
+        s = _output_row(Z, i, c)
         f[i] = s
         r = y[i] - s
         for j in range(N):
@@ -49,12 +56,8 @@ def residual_gradient(Z, y, c, f):
 @njit(cache=True, parallel=True, nogil=True)
 def network_output(Z, c, f):
     """f[i] = Σⱼ cⱼ σ(Zᵢⱼ) (the network output on pre-activations Z)."""
-    n, N = Z.shape
-    for i in prange(n):
-        s = 0.0
-        for j in range(N):
-            s += sigma(Z[i, j]) * c[j]
-        f[i] = s
+    for i in prange(Z.shape[0]):
+        f[i] = _output_row(Z, i, c)
 
 
 @njit(cache=True, parallel=True, nogil=True)

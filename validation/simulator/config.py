@@ -153,10 +153,23 @@ def readout_counts(proportions, p: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
+@dataclass(frozen=True)
 class _ConfigBase:
-    """Shared helpers of the three configs."""
+    """The fields every protocol starts with, the checks they share, and shared helpers."""
+
+    student: str = "tanh"
+    teacher: str = "tanh"
+    center: bool = True
+    d: int = 1000
 
     protocol: ClassVar[str]
+
+    def __post_init__(self):
+        _common_checks(self)
+        self._check()
+
+    def _check(self):  # the protocol's own checks, after the common ones
+        raise NotImplementedError
 
     def _set(self, name, value):
         object.__setattr__(self, name, value)
@@ -183,6 +196,33 @@ class _ConfigBase:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d.update(changes)
         return type(self)(**d)
+
+
+class _CuiSizes:
+    """The sizes in Cui et al.'s notation (``alpha``, ``beta``): width p and readout samples n."""
+
+    @property
+    def p(self) -> int:
+        """Width: round(β·d)."""
+        return int(round(self.beta * self.d))
+
+    @property
+    def n(self) -> int:
+        """Readout samples: round(α·d)."""
+        return int(round(self.alpha * self.d))
+
+
+def _step_checks(cfg) -> None:
+    cfg._set("steps", check_int("steps", cfg.steps, 1))
+    cfg._set("gradient", _choice("gradient", cfg.gradient, GRADIENTS))
+    cfg._set("batches", _choice("batches", cfg.batches, BATCHES))
+
+
+def _readout_checks(cfg) -> tuple[float, ...]:
+    vals, props = _readout(cfg.readout_values, cfg.readout_proportions)
+    cfg._set("readout_values", vals)
+    cfg._set("readout_proportions", props)
+    return vals
 
 
 def _common_checks(cfg) -> None:
@@ -237,10 +277,8 @@ class BaConfig(_ConfigBase):
             (default 1e-10; closed forms and Gaussian-equivalent features are exact).
     """
 
-    student: str = "tanh"
-    teacher: str = "tanh"
-    center: bool = True
-    d: int = 1000
+    protocol: ClassVar[str] = "ba"
+
     psi1: float = 2.0
     psi2: float = 1.5
     eta: float = 1.0
@@ -256,19 +294,14 @@ class BaConfig(_ConfigBase):
     test_risk: str = "exact"
     risk_rtol: float = 1e-10
 
-    protocol: ClassVar[str] = "ba"
-
-    def __post_init__(self):
-        _common_checks(self)
+    def _check(self):
         self._set("psi1", check_positive("psi1", self.psi1))
         self._set("psi2", check_positive("psi2", self.psi2))
         _size("psi1", self.psi1, self.d, "n", 2)
         _size("psi2", self.psi2, self.d, "N", 1)
         self._set("eta", check_nonnegative("eta", self.eta))
         self._set("eta_exponent", check_in_range("eta_exponent", self.eta_exponent, 0.0, 1.0))
-        self._set("steps", check_int("steps", self.steps, 1))
-        self._set("gradient", _choice("gradient", self.gradient, GRADIENTS))
-        self._set("batches", _choice("batches", self.batches, BATCHES))
+        _step_checks(self)
         self._set("measure", _measure(self.measure, ("risk", "spike", "ck")))
 
     @property
@@ -291,7 +324,7 @@ class BaConfig(_ConfigBase):
 
 
 @dataclass(frozen=True)
-class CuiConfig(_ConfigBase):
+class CuiConfig(_ConfigBase, _CuiSizes):
     r"""The Cui et al. protocol (``docs/spiked-rf.md``). Sizes: p = round(β·d),
     n0 = round(α0·d), n = round(α·d).
 
@@ -316,10 +349,8 @@ class CuiConfig(_ConfigBase):
             (test_error0, train_error0: the same readout on W⁰, common random numbers).
     """
 
-    student: str = "tanh"
-    teacher: str = "tanh"
-    center: bool = True
-    d: int = 1000
+    protocol: ClassVar[str] = "cui"
+
     alpha: float = 1.0
     alpha0: float = 1.0
     beta: float = 1.0
@@ -337,10 +368,7 @@ class CuiConfig(_ConfigBase):
     test_risk: str = "exact"
     risk_rtol: float = 1e-10
 
-    protocol: ClassVar[str] = "cui"
-
-    def __post_init__(self):
-        _common_checks(self)
+    def _check(self):
         self._set("alpha", check_positive("alpha", self.alpha))
         self._set("alpha0", check_positive("alpha0", self.alpha0))
         self._set("beta", check_positive("beta", self.beta))
@@ -348,23 +376,9 @@ class CuiConfig(_ConfigBase):
         _size("alpha0", self.alpha0, self.d, "n0", 1)
         _size("beta", self.beta, self.d, "p", 1)
         self._set("eta_tilde", check_nonnegative("eta_tilde", self.eta_tilde))
-        vals, props = _readout(self.readout_values, self.readout_proportions)
-        self._set("readout_values", vals)
-        self._set("readout_proportions", props)
-        self._set("steps", check_int("steps", self.steps, 1))
-        self._set("gradient", _choice("gradient", self.gradient, GRADIENTS))
-        self._set("batches", _choice("batches", self.batches, BATCHES))
+        _readout_checks(self)
+        _step_checks(self)
         self._set("measure", _measure(self.measure, ("risk", "spike", "ck", "baseline")))
-
-    @property
-    def p(self) -> int:
-        """Width: round(β·d)."""
-        return int(round(self.beta * self.d))
-
-    @property
-    def n(self) -> int:
-        """Readout samples: round(α·d)."""
-        return int(round(self.alpha * self.d))
 
     @property
     def n0(self) -> int:
@@ -376,7 +390,7 @@ class CuiConfig(_ConfigBase):
 
 
 @dataclass(frozen=True)
-class SRFConfig(_ConfigBase):
+class SRFConfig(_ConfigBase, _CuiSizes):
     r"""The spiked random-features model (``docs/spiked-rf.md``).
 
     Features φ(x) = σ(F x) with F = √c W + r u vᵀ ∈ ℝ^{p×d}: W has rows uniform on the sphere,
@@ -393,10 +407,8 @@ class SRFConfig(_ConfigBase):
             bulk_edge_sv2, beta_energy and the re-measured r, c, gamma of F), ``ck``.
     """
 
-    student: str = "tanh"
-    teacher: str = "tanh"
-    center: bool = True
-    d: int = 1000
+    protocol: ClassVar[str] = "srf"
+
     alpha: float = 1.0
     beta: float = 1.0
     lam: float = 0.01
@@ -412,17 +424,12 @@ class SRFConfig(_ConfigBase):
     test_risk: str = "exact"
     risk_rtol: float = 1e-10
 
-    protocol: ClassVar[str] = "srf"
-
-    def __post_init__(self):
-        _common_checks(self)
+    def _check(self):
         self._set("alpha", check_positive("alpha", self.alpha))
         self._set("beta", check_positive("beta", self.beta))
         _size("alpha", self.alpha, self.d, "n", 2)
         _size("beta", self.beta, self.d, "p", 1)
-        vals, props = _readout(self.readout_values, self.readout_proportions)
-        self._set("readout_values", vals)
-        self._set("readout_proportions", props)
+        vals = _readout_checks(self)
         if isinstance(self.c, (list, tuple)):
             cs = tuple(check_nonnegative(f"c[{k}]", v) for k, v in enumerate(self.c))
             if len(cs) == 1:
@@ -435,14 +442,6 @@ class SRFConfig(_ConfigBase):
         self._set("r", check_nonnegative("r", self.r))
         self._set("gamma", check_in_range("gamma", self.gamma, -1.0, 1.0))
         self._set("measure", _measure(self.measure, ("risk", "spike", "ck")))
-
-    @property
-    def p(self) -> int:
-        return int(round(self.beta * self.d))
-
-    @property
-    def n(self) -> int:
-        return int(round(self.alpha * self.d))
 
     def bulk_variances(self) -> tuple[float, ...]:
         """c per readout type."""

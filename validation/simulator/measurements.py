@@ -26,42 +26,28 @@ from .linalg import top_singular
 
 __all__ = ["MEASUREMENTS", "RISK_MEASUREMENTS", "spike_measurements", "srf_parameters", "measurement_names"]
 
+_SPIKE = ("overlap_beta", "overlap_a", "top_sv2", "bulk_edge_sv2")
+_GRADIENT = ("rank1_error", "gradient_sv_ratio")
+_SRF = ("r", "c", "gamma")
+_CK = ("ck_outlier", "ck_label_alignment")
+
 #: Every measurement name, by protocol and group.
 MEASUREMENTS = {
     "ba": {
         "risk": ("risk0", "risk1", "delta", "train_error"),
-        "spike": (
-            "overlap_beta",
-            "overlap_a",
-            "top_sv2",
-            "bulk_edge_sv2",
-            "rank1_error",
-            "gradient_sv_ratio",
-            "beta_energy",
-        ),
-        "ck": ("ck_outlier", "ck_label_alignment"),
+        "spike": (*_SPIKE, *_GRADIENT, "beta_energy"),
+        "ck": _CK,
     },
     "cui": {
         "risk": ("test_error", "train_error"),
-        "spike": (
-            "overlap_beta",
-            "overlap_a",
-            "top_sv2",
-            "bulk_edge_sv2",
-            "rank1_error",
-            "gradient_sv_ratio",
-            "beta_energy",
-            "r",
-            "c",
-            "gamma",
-        ),
-        "ck": ("ck_outlier", "ck_label_alignment"),
+        "spike": (*_SPIKE, *_GRADIENT, "beta_energy", *_SRF),
+        "ck": _CK,
         "baseline": ("test_error0", "train_error0"),
     },
     "srf": {
         "risk": ("test_error", "train_error"),
-        "spike": ("overlap_beta", "overlap_a", "top_sv2", "bulk_edge_sv2", "beta_energy", "r", "c", "gamma"),
-        "ck": ("ck_outlier", "ck_label_alignment"),
+        "spike": (*_SPIKE, "beta_energy", *_SRF),
+        "ck": _CK,
     },
 }
 

@@ -34,7 +34,7 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 import numpy as np
 
 from asymptotics.errors import DegenerateWarning, ParameterError
-from asymptotics.params import check_int
+from asymptotics.params import available_memory, check_int
 
 from .config import BaConfig, CuiConfig, SRFConfig, memory_estimate
 from .linalg import RCOND_WARN
@@ -69,16 +69,7 @@ def _check_config(cfg) -> None:
 
 
 def simulate(
-    cfg,
-    seeds: int | Sequence[int] = 4,
-    root_seed: int = 0,
-    workers: int | None = None,
-    *,
-    blas_threads: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    on_stage: Callable[[int, int, str], None] | None = None,
-    store: str | os.PathLike | bool | None = None,
-    max_memory: int | None = None,
+    cfg, seeds: int | Sequence[int] = 4, root_seed: int = 0, workers: int | None = None, **options
 ) -> SimulationResult:
     """Simulate ``cfg`` (a :class:`BaConfig`, :class:`CuiConfig` or :class:`SRFConfig`) over
     independent seeds and aggregate.
@@ -92,6 +83,8 @@ def simulate(
             (:func:`validation.simulator.threads.choose_parallelism`): all cores in BLAS for large
             problems, one thread per seed otherwise, in parallel processes when the work is long
             enough to pay for starting them.
+
+    Keyword options (those of :func:`simulate_many`):
         blas_threads: BLAS/numba/RNG threads per task (default: chosen by problem size with
             ``workers`` unset or 1, cores // workers otherwise). Numbers are bit-identical for a
             given (seed, threads per task), whatever the number of workers.
@@ -115,10 +108,7 @@ def simulate(
     >>> res.test_se["risk1"]          # the exact population risk: no test set
     0.0
     """
-    return simulate_many(
-        [cfg], seeds, root_seed, workers, blas_threads=blas_threads, progress=progress,
-        on_stage=on_stage, store=store, max_memory=max_memory,
-    )[0]  # fmt: skip
+    return simulate_many([cfg], seeds, root_seed, workers, **options)[0]
 
 
 def _seed_indices(seeds) -> list[int]:
@@ -355,18 +345,6 @@ def _init_worker(threads: int) -> None:
     single_thread_scipy_blas()
     set_numba_threads(threads)
     warnings.simplefilter("ignore", DegenerateWarning)
-
-
-def available_memory() -> int | None:
-    """Bytes available to new allocations now (``MemAvailable`` of /proc/meminfo), or None."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
 
 
 def _run_task(cfg, root_seed: int, k: int, threads: int):

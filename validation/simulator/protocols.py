@@ -18,6 +18,7 @@ Spiked RF (``docs/spiked-rf.md``) — :func:`run_srf`: features σ(Fᵀx), F = �
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -28,72 +29,74 @@ from .engine import RunContext, ck_measurements, exact_risks, ridge_readouts, te
 from .measurements import spike_measurements, srf_parameters
 from .rng import Streams
 
-__all__ = ["run_seed", "run_ba", "run_cui", "run_srf"]
+__all__ = ["run_seed", "run_ba", "run_cui", "run_srf", "ba_network", "cui_network"]
 
 
-def _context(cfg, root_seed: int, seed_index: int, threads: int | None) -> RunContext:
-    return RunContext(
-        Streams(root_seed, seed_index, threads), cfg.student_activation(), cfg.teacher_activation()
-    )
-
-
-def _ridge_diagnostics(out: dict, sols, labels=("",)) -> None:
-    for tag, sol in zip(labels, sols, strict=False):
+def _readouts(ctx: RunContext, cfg, Ws, beta, n: int, penalty: float, out: dict, labels):
+    """The ridge readouts of the first layers ``Ws`` on one fresh set, the CK measurements of the
+    last one (when asked for) and the ridge diagnostics (into ``out``)."""
+    ro = ridge_readouts(ctx, Ws, beta, n=n, penalty=penalty, noise=cfg.noise, features=cfg.features,
+                        ck_index=(Ws.shape[0] - 1) if "ck" in cfg.measure else None)  # fmt: skip
+    if "ck" in cfg.measure:
+        out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
+    for tag, sol in zip(labels, ro.solutions, strict=False):
         out[f"ridge_form{tag}"] = sol.form
         out[f"ridge_solver{tag}"] = sol.solver
         out[f"ridge_rcond{tag}"] = sol.rcond
+    return ro
 
 
-def run_ba(
-    cfg: BaConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
-) -> dict:
-    """One seed of the Ba et al. protocol."""
-    t0 = time.perf_counter()
-    ctx = _context(cfg, root_seed, seed_index, threads)
+def _train(ctx: RunContext, cfg, W, c, beta, n: int, lr: float, measure_gradient: bool) -> dict:
+    return train_first_layer(ctx, W, c, beta, n=n, lr=lr, steps=cfg.steps, gradient=cfg.gradient,
+                             batches=cfg.batches, noise=cfg.noise, measure_gradient=measure_gradient)  # fmt: skip
+
+
+def ba_network(ctx: RunContext, cfg: BaConfig, Ws: np.ndarray, *, measure_gradient: bool, stage=None):
+    """Draw β*, W₀ (into ``Ws[0]``) and a, and train W₁ = ``Ws[1]`` (Ba et al.): returns
+    (β*, a, the first-gradient measurements). The one drawing of the protocol (the spectra of
+    :mod:`validation.simulator.spectrum` use it too)."""
     s = ctx.streams
-    d, N, n = cfg.d, cfg.N, cfg.n
+    d, N = cfg.d, cfg.N
     beta = s.unit_vector("teacher", d)
-    Ws = np.empty((2, d, N))  # Ws[0] = W₀, Ws[1] = W₁ (contiguous, used as one block on the test set)
     s.normal("weights", (d, N), out=Ws[0], scale=1.0 / math.sqrt(d))
     a = s.normal("readout", (N,), scale=1.0 / math.sqrt(N))
     Ws[1] = Ws[0]
-    c = a / math.sqrt(N)
-    out: dict = {}
     _at(stage, "first layer")
-    out.update(
-        train_first_layer(
-            ctx,
-            Ws[1],
-            c,
-            beta,
-            n=n,
-            lr=cfg.learning_rate * math.sqrt(N),
-            steps=cfg.steps,
-            gradient=cfg.gradient,
-            batches=cfg.batches,
-            noise=cfg.noise,
-            measure_gradient="spike" in cfg.measure,
+    lr = cfg.learning_rate * math.sqrt(N)
+    return beta, a, _train(ctx, cfg, Ws[1], a / math.sqrt(N), beta, cfg.n, lr, measure_gradient)
+
+
+def _timed(run):
+    """One seed of a protocol with its context, and ``elapsed_s``."""
+
+    @functools.wraps(run)
+    def wrapper(cfg, root_seed: int, seed_index: int, threads: int | None = None, stage=None) -> dict:
+        t0 = time.perf_counter()
+        ctx = RunContext(
+            Streams(root_seed, seed_index, threads), cfg.student_activation(), cfg.teacher_activation()
         )
-    )
+        out = run(cfg, ctx, stage)
+        out["elapsed_s"] = time.perf_counter() - t0
+        return out
+
+    return wrapper
+
+
+@_timed
+def run_ba(cfg: BaConfig, ctx: RunContext, stage) -> dict:
+    """One seed of the Ba et al. protocol."""
+    d, N, n = cfg.d, cfg.N, cfg.n
+    Ws = np.empty((2, d, N))  # Ws[0] = W₀, Ws[1] = W₁ (contiguous, used as one block on the test set)
+    out: dict = {}
+    beta, a, grad = ba_network(ctx, cfg, Ws, measure_gradient="spike" in cfg.measure, stage=stage)
+    out.update(grad)
     if "spike" in cfg.measure:
         _at(stage, "spike")
-        out.update(spike_measurements(Ws[1], beta, a, s.generator("linalg", 3)))
+        out.update(spike_measurements(Ws[1], beta, a, ctx.streams.generator("linalg", 3)))
     if "risk" in cfg.measure or "ck" in cfg.measure:
         Wfit = Ws if "risk" in cfg.measure else Ws[1:]
         _at(stage, "readout")
-        ro = ridge_readouts(
-            ctx,
-            Wfit,
-            beta,
-            n=n,
-            penalty=n * cfg.lam,
-            noise=cfg.noise,
-            features=cfg.features,
-            ck_index=(len(Wfit) - 1) if "ck" in cfg.measure else None,
-        )
-        if "ck" in cfg.measure:
-            out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
-        _ridge_diagnostics(out, ro.solutions, ("0", "1") if len(Wfit) == 2 else ("1",))
+        ro = _readouts(ctx, cfg, Wfit, beta, n, n * cfg.lam, out, ("0", "1") if len(Wfit) == 2 else ("1",))
         if "risk" in cfg.measure and cfg.test_risk == "exact":
             _at(stage, "risk")
             pr = exact_risks(ctx, Ws, ro.coefs, beta, features=cfg.features, rtol=cfg.risk_rtol)
@@ -120,7 +123,6 @@ def run_ba(
                 risk1_test_se=float(tr.se[1]),
                 delta_test_se=tr.diff_se,
             )
-    out["elapsed_s"] = time.perf_counter() - t0
     return out
 
 
@@ -135,19 +137,7 @@ def _unit_columns(s: Streams, d: int, p: int, out: np.ndarray) -> None:
 
 
 def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels, stage=None) -> None:
-    ro = ridge_readouts(
-        ctx,
-        Ws,
-        theta,
-        n=n,
-        penalty=p * cfg.lam,
-        noise=cfg.noise,
-        features=cfg.features,
-        ck_index=(Ws.shape[0] - 1) if "ck" in cfg.measure else None,
-    )
-    if "ck" in cfg.measure:
-        out.update(ck_measurements(ro.solutions[-1], ro.labels, n))
-    _ridge_diagnostics(out, ro.solutions, labels)
+    ro = _readouts(ctx, cfg, Ws, theta, n, p * cfg.lam, out, labels)
     if ("risk" in cfg.measure or "baseline" in cfg.measure) and cfg.test_risk == "exact":
         _at(stage, "risk")
         pr = exact_risks(ctx, Ws, ro.coefs, theta, features=cfg.features, rtol=cfg.risk_rtol)
@@ -174,56 +164,41 @@ def _readout_and_errors(ctx, cfg, Ws, theta, n: int, p: int, out: dict, labels, 
             )
 
 
-def run_cui(
-    cfg: CuiConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
-) -> dict:
-    """One seed of the Cui et al. protocol."""
-    t0 = time.perf_counter()
-    ctx = _context(cfg, root_seed, seed_index, threads)
+def cui_network(ctx: RunContext, cfg: CuiConfig, Ws: np.ndarray, *, measure_gradient: bool, stage=None):
+    """Draw θ, W⁰ (into ``Ws[0]``, unit columns; copied to every other ``Ws[k]``) and the readout
+    types u, and train ``Ws[-1]`` (Cui et al.): returns (θ, u, the first-gradient measurements)."""
     s = ctx.streams
-    d, p, n0, n = cfg.d, cfg.p, cfg.n0, cfg.n
+    d, p = cfg.d, cfg.p
     theta = s.unit_vector("teacher", d)
-    baseline = "baseline" in cfg.measure
-    Ws = np.empty((2 if baseline else 1, d, p))
     _unit_columns(s, d, p, Ws[0])
-    if baseline:
-        Ws[1] = Ws[0]
+    Ws[1:] = Ws[0]
     u = _types(cfg.readout_values, cfg.readout_proportions, p)
-    out: dict = {}
     _at(stage, "first layer")
-    out.update(
-        train_first_layer(
-            ctx,
-            Ws[-1],
-            u / p,
-            theta,
-            n=n0,
-            lr=cfg.eta_tilde * p,
-            steps=cfg.steps,
-            gradient=cfg.gradient,
-            batches=cfg.batches,
-            noise=cfg.noise,
-            measure_gradient="spike" in cfg.measure,
-        )
-    )
+    return theta, u, _train(ctx, cfg, Ws[-1], u / p, theta, cfg.n0, cfg.eta_tilde * p, measure_gradient)
+
+
+@_timed
+def run_cui(cfg: CuiConfig, ctx: RunContext, stage) -> dict:
+    """One seed of the Cui et al. protocol."""
+    baseline = "baseline" in cfg.measure
+    Ws = np.empty((2 if baseline else 1, cfg.d, cfg.p))
+    out: dict = {}
+    theta, u, grad = cui_network(ctx, cfg, Ws, measure_gradient="spike" in cfg.measure, stage=stage)
+    out.update(grad)
     if "spike" in cfg.measure:
         _at(stage, "spike")
-        out.update(spike_measurements(Ws[-1], theta, u, s.generator("linalg", 3)))
+        out.update(spike_measurements(Ws[-1], theta, u, ctx.streams.generator("linalg", 3)))
         out.update(srf_parameters(Ws[-1], u, theta))
     if any(g in cfg.measure for g in ("risk", "ck", "baseline")):
         labels = ("0", "1") if baseline else ("",)
         _at(stage, "readout")
-        _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, labels, stage)
-    out["elapsed_s"] = time.perf_counter() - t0
+        _readout_and_errors(ctx, cfg, Ws, theta, cfg.n, cfg.p, out, labels, stage)
     return out
 
 
-def run_srf(
-    cfg: SRFConfig, root_seed: int, seed_index: int, threads: int | None = None, stage=None
-) -> dict:
+@_timed
+def run_srf(cfg: SRFConfig, ctx: RunContext, stage) -> dict:
     """One seed of the spiked random-features model."""
-    t0 = time.perf_counter()
-    ctx = _context(cfg, root_seed, seed_index, threads)
     s = ctx.streams
     d, p, n = cfg.d, cfg.p, cfg.n
     v = s.unit_vector("teacher", d, 0)
@@ -245,7 +220,6 @@ def run_srf(
     if "risk" in cfg.measure or "ck" in cfg.measure:
         _at(stage, "readout")
         _readout_and_errors(ctx, cfg, Ws, theta, n, p, out, ("",), stage)
-    out["elapsed_s"] = time.perf_counter() - t0
     return out
 
 

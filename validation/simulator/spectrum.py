@@ -41,9 +41,10 @@ import numpy as np
 
 from asymptotics.errors import ParameterError
 
-from .config import BaConfig, CuiConfig, readout_counts
-from .engine import RunContext, train_first_layer
+from .config import BaConfig, CuiConfig
+from .engine import RunContext
 from .linalg import gram
+from .protocols import ba_network, cui_network
 from .result import versions
 from .rng import Streams
 
@@ -190,32 +191,20 @@ class _Network:
 
 
 def _draw_ba(cfg: BaConfig, ctx: RunContext) -> _Network:
-    """W₀, a, β* and W₁ exactly as :func:`.protocols.run_ba` draws and trains them."""
-    s = ctx.streams
-    d, N, n = cfg.d, cfg.N, cfg.n
-    beta = s.unit_vector("teacher", d)
-    W0 = s.normal("weights", (d, N), scale=1.0 / math.sqrt(d))
-    a = s.normal("readout", (N,), scale=1.0 / math.sqrt(N))
-    W1 = W0.copy()
-    train_first_layer(ctx, W1, a / math.sqrt(N), beta, n=n, lr=cfg.learning_rate * math.sqrt(N), steps=cfg.steps,
-                      gradient=cfg.gradient, batches=cfg.batches, noise=cfg.noise, measure_gradient=False)
-    X, y = ctx.labelled_set("train", n, d, beta, cfg.noise, 0)
-    return _Network(ctx, W0, W1, beta, a, X.T @ y)
+    """W₀, a, β* and W₁ as :func:`.protocols.run_ba` draws and trains them (the same function)."""
+    Ws = np.empty((2, cfg.d, cfg.N))
+    beta, a, _ = ba_network(ctx, cfg, Ws, measure_gradient=False)
+    X, y = ctx.labelled_set("train", cfg.n, cfg.d, beta, cfg.noise, 0)
+    return _Network(ctx, Ws[0], Ws[1], beta, a, X.T @ y)
 
 
 def _draw_cui(cfg: CuiConfig, ctx: RunContext) -> _Network:
-    """W⁰ (unit columns), the readout types u, θ and W¹ exactly as :func:`.protocols.run_cui`."""
-    s = ctx.streams
-    d, p, n0 = cfg.d, cfg.p, cfg.n0
-    theta = s.unit_vector("teacher", d)
-    W0 = s.normal("weights", (d, p))
-    W0 /= np.sqrt(np.einsum("ij,ij->j", W0, W0))[None, :]
-    u = np.repeat(np.asarray(cfg.readout_values, float), readout_counts(cfg.readout_proportions, p))
-    W1 = W0.copy()
-    train_first_layer(ctx, W1, u / p, theta, n=n0, lr=cfg.eta_tilde * p, steps=cfg.steps, gradient=cfg.gradient,
-                      batches=cfg.batches, noise=cfg.noise, measure_gradient=False)
-    X, y = ctx.labelled_set("train", n0, d, theta, cfg.noise, 0)
-    return _Network(ctx, W0, W1, theta, u, X.T @ y / n0)
+    """W⁰ (unit columns), the readout types u, θ and W¹ as :func:`.protocols.run_cui` (the same
+    function)."""
+    Ws = np.empty((2, cfg.d, cfg.p))
+    theta, u, _ = cui_network(ctx, cfg, Ws, measure_gradient=False)
+    X, y = ctx.labelled_set("train", cfg.n0, cfg.d, theta, cfg.noise, 0)
+    return _Network(ctx, Ws[0], Ws[1], theta, u, X.T @ y / cfg.n0)
 
 
 # ---- spectra -----------------------------------------------------------------------------------
