@@ -21,8 +21,14 @@ from .common import check_output, emit
 __all__ = ["compute", "run_api"]
 
 
-def compute(fn: Callable[..., Result], fmt: str, out: Path | None, notes: str = "warnings", label: str = "warning",
-            **params) -> Result:
+def compute(
+    fn: Callable[..., Result],
+    fmt: str,
+    out: Path | None,
+    notes: str = "warnings",
+    label: str = "warning",
+    **params,
+) -> Result:
     """Refuse a bad ``--format``/``--out`` first, then ``fn(**params)`` with option spelling; the
     DegenerateWarnings it records in ``meta[notes]`` are printed as ``label: …`` lines on stderr.
     ``keep_going`` (the ``--keep-going`` flag), when given, is passed as ``on_failure``."""
@@ -39,8 +45,16 @@ def compute(fn: Callable[..., Result], fmt: str, out: Path | None, notes: str = 
     return result
 
 
-def run_api(fn: Callable[..., Result], fmt: str, out: Path | None, columns: str | None = None,
-            show_all: bool = False, notes: str = "warnings", label: str = "warning", **params) -> Result:
+def run_api(
+    fn: Callable[..., Result],
+    fmt: str,
+    out: Path | None,
+    columns: str | None = None,
+    show_all: bool = False,
+    notes: str = "warnings",
+    label: str = "warning",
+    **params,
+) -> Result:
     """:func:`compute`, then print or write the result (``--format``, ``--out``, ``--columns``, ``--all``)."""
     result = compute(fn, fmt, out, notes, label, **params)
     emit(result, fmt, out, columns, show_all)

@@ -63,8 +63,12 @@ class OptionSpec:
     def parameter(self, default: Any = _UNSET) -> inspect.Parameter:
         """The keyword parameter typer reads (no default: a required option)."""
         default = self.default if default is _UNSET else default
-        return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, annotation=self.annotation(),
-                                 default=inspect.Parameter.empty if default is ... else default)
+        return inspect.Parameter(
+            self.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=self.annotation(),
+            default=inspect.Parameter.empty if default is ... else default,
+        )
 
 
 def _grid_spec(name: str, text: str, default: str, metavar: str | None = "GRID") -> OptionSpec:
@@ -77,32 +81,76 @@ OPTIONS: dict[str, OptionSpec] = {
     for s in (
         OptionSpec("student", ("--student",), str, f"Student activation σ: {_ACT_HELP}.", "ACT", "tanh"),
         OptionSpec("teacher", ("--teacher",), str, f"Teacher activation σ*: {_ACT_HELP}.", "ACT", "tanh"),
-        OptionSpec("center", ("--center/--no-center",), bool,
-                   "Centre σ and σ* (σ − E σ(z)); the theory assumes centred functions.", None, True),
+        OptionSpec(
+            "center",
+            ("--center/--no-center",),
+            bool,
+            "Centre σ and σ* (σ − E σ(z)); the theory assumes centred functions.",
+            None,
+            True,
+        ),
         _grid_spec("psi1", "ψ1 = n/d, samples per dimension", "2"),
         _grid_spec("psi2", "ψ2 = N/d, width per dimension", "1.5"),
         _grid_spec("eta", "learning rate η of the first step (η = Θ(1))", "1"),
         _grid_spec("lam", "ridge penalty λ of (1/n)‖y − Φa‖² + (λ/N)‖a‖²", "1e-3"),
         _grid_spec("noise", "σ_ε, standard deviation of the label noise", "0.1"),
-        OptionSpec("keep_going", ("--keep-going",), bool,
-                   "write failed points as rows with their status (numbers null) instead of stopping.", None, False),
+        OptionSpec(
+            "keep_going",
+            ("--keep-going",),
+            bool,
+            "write failed points as rows with their status (numbers null) instead of stopping.",
+            None,
+            False,
+        ),
         OptionSpec("seed", ("--seed",), int, "root seed of every numpy SeedSequence.", None, 0),
-        OptionSpec("max_memory", ("--max-memory",), str | None,
-                   "Memory the run may use, e.g. 8GiB (default: 80% of the memory available now); a run estimated "
-                   "above it is refused before it starts.", "SIZE", None),
-        OptionSpec("fmt", ("--format", "-f"), str, "Output format: table, csv, json or parquet.", "FORMAT", "table"),
-        OptionSpec("out", ("--out", "-o"), Path | None, "Write to this file (atomically) instead of stdout.", "FILE",
-                   None),
-        OptionSpec("columns", ("--columns",), str | None,
-                   "Table columns to show, in order (a name x with x_mean/x_se shows x ± s.e.).", "A,B,C", None),
-        OptionSpec("show_all", ("--all",), bool,
-                   "Show every column in the table (csv/json/parquet always have all).", None, False),
+        OptionSpec(
+            "max_memory",
+            ("--max-memory",),
+            str | None,
+            "Memory the run may use, e.g. 8GiB (default: 80% of the memory available now); a run estimated "
+            "above it is refused before it starts.",
+            "SIZE",
+            None,
+        ),
+        OptionSpec(
+            "fmt", ("--format", "-f"), str, "Output format: table, csv, json or parquet.", "FORMAT", "table"
+        ),
+        OptionSpec(
+            "out",
+            ("--out", "-o"),
+            Path | None,
+            "Write to this file (atomically) instead of stdout.",
+            "FILE",
+            None,
+        ),
+        OptionSpec(
+            "columns",
+            ("--columns",),
+            str | None,
+            "Table columns to show, in order (a name x with x_mean/x_se shows x ± s.e.).",
+            "A,B,C",
+            None,
+        ),
+        OptionSpec(
+            "show_all",
+            ("--all",),
+            bool,
+            "Show every column in the table (csv/json/parquet always have all).",
+            None,
+            False,
+        ),
     )
 }
 
 
-def opt(key: str, default: Any = _UNSET, *, help: str | None = None, metavar: Any = _UNSET,
-        name: str | None = None) -> inspect.Parameter:
+def opt(
+    key: str,
+    default: Any = _UNSET,
+    *,
+    help: str | None = None,
+    metavar: Any = _UNSET,
+    name: str | None = None,
+) -> inspect.Parameter:
     """The registry option ``key`` with this command's ``default`` (``...``: required) and, where
     the command words it its own way, its ``help`` (whole text), ``metavar`` or parameter ``name``."""
     spec = OPTIONS[key]
@@ -112,7 +160,9 @@ def opt(key: str, default: Any = _UNSET, *, help: str | None = None, metavar: An
     return (replace(spec, **changes) if changes else spec).parameter(default)
 
 
-def grid(key: str, default: Any = _UNSET, text: str | None = None, metavar: Any = _UNSET) -> inspect.Parameter:
+def grid(
+    key: str, default: Any = _UNSET, text: str | None = None, metavar: Any = _UNSET
+) -> inspect.Parameter:
     """A grid option of the registry (``--psi1`` …) whose help is ``text`` followed by the grid syntax."""
     return opt(key, default, help=None if text is None else f"{text} ({GRID_HELP}).", metavar=metavar)
 
@@ -141,9 +191,11 @@ def command(*parameters: inspect.Parameter):
 
     def decorate(fn):
         names = {p.name for p in parameters}
-        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-               for p in inspect.signature(fn, eval_str=True).parameters.values()
-               if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in names]
+        own = [
+            p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for p in inspect.signature(fn, eval_str=True).parameters.values()
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in names
+        ]
         fn.__signature__ = inspect.Signature(own + list(parameters))
         return fn
 

@@ -2,7 +2,7 @@
 branch and conventions; no input checks: validate in Python first), for compiled code.
 
 They live apart from the numpy versions so that importing the theory does not import numba;
-``asymptotics.random_matrix`` exports them on first use.
+``asymptotics.random_matrix`` exports them (its ``_NUMBA_TWINS``) on first use.
 """
 
 from __future__ import annotations
@@ -12,15 +12,6 @@ import math
 
 from numba import njit, types
 from numba.extending import overload
-
-__all__ = [
-    "mp_stieltjes_nb",
-    "mp_stieltjes_derivative_nb",
-    "mp_density_nb",
-    "gram_stieltjes_nb",
-    "gram_stieltjes_derivative_nb",
-    "wtw_stieltjes_nb",
-]
 
 
 def _like(z, m):  # pragma: no cover - replaced by the overload in compiled code

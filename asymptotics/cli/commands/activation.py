@@ -21,9 +21,21 @@ def _activation(**params):
 
 
 @command(
-    param("spec", Annotated[str, typer.Argument(metavar="SPEC", help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'.")]),
+    param(
+        "spec",
+        Annotated[
+            str,
+            typer.Argument(
+                metavar="SPEC", help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'."
+            ),
+        ],
+    ),
     opt("center", True),
-    param("method", Annotated[str, typer.Option(metavar="METHOD", help="auto (closed forms first), float64 or mpmath.")], "auto"),
+    param(
+        "method",
+        Annotated[str, typer.Option(metavar="METHOD", help="auto (closed forms first), float64 or mpmath.")],
+        "auto",
+    ),
     opt("fmt"),
     opt("out"),
 )
@@ -35,7 +47,9 @@ def activation_command(spec: str, center: bool, method: str, fmt: str, out) -> N
         from rich.table import Table
 
         row = result.rows[0]
-        t = Table(title=f"Gaussian constants of {row['activation']}{' (centred)' if center else ''}, z ~ N(0,1)")
+        t = Table(
+            title=f"Gaussian constants of {row['activation']}{' (centred)' if center else ''}, z ~ N(0,1)"
+        )
         t.add_column("quantity")
         t.add_column("value", justify="right")
         for k, v in row.items():

@@ -27,22 +27,48 @@ from ..api_call import run_api
 from ..options import OUTPUT, command, grid_option, opt, param
 
 _ACTIVATIONS = (opt("student", "tanh"), opt("teacher", "tanh"), opt("center", True))
-_FIT_CONSTANT = param("fit_constant", Annotated[bool, typer.Option(
-    "--fit-constant/--no-fit-constant",
-    help="Let the oracle add the best constant (τ* = inf_κ Var(σ* − E_ξ2σ)); the paper's definition has none.",
-)], False)
-_CONSTANT = param("constant", Annotated[float, typer.Option(
-    "--constant", help="The constant C of the upper bound (not given by the paper; 1 is arbitrary).")], 1.0)
+_FIT_CONSTANT = param(
+    "fit_constant",
+    Annotated[
+        bool,
+        typer.Option(
+            "--fit-constant/--no-fit-constant",
+            help="Let the oracle add the best constant (τ* = inf_κ Var(σ* − E_ξ2σ)); the paper's definition has none.",
+        ),
+    ],
+    False,
+)
+_CONSTANT = param(
+    "constant",
+    Annotated[
+        float,
+        typer.Option(
+            "--constant", help="The constant C of the upper bound (not given by the paper; 1 is arbitrary)."
+        ),
+    ],
+    1.0,
+)
 _PSI1 = param("psi1", str, grid_option("10,100,1000", "psi1 = n/d for the upper bound", "--psi1"))
 _SCALES_AND_METHOD = (
     param("student_scale", str, grid_option("1", "Input scale a of the student, σ(a x)", "--student-scale")),
     param("teacher_scale", str, grid_option("1", "Input scale b of the teacher, σ*(b x)", "--teacher-scale")),
-    param("method", Annotated[str, typer.Option(
-        "--method", metavar="METHOD",
-        help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).")], "auto"),
+    param(
+        "method",
+        Annotated[
+            str,
+            typer.Option(
+                "--method",
+                metavar="METHOD",
+                help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).",
+            ),
+        ],
+        "auto",
+    ),
     param("dps", Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath path.")], 30),
-    opt("keep_going", help="write points without an answer as rows with their status (numbers null) instead of "
-        "stopping."),
+    opt(
+        "keep_going",
+        help="write points without an answer as rows with their status (numbers null) instead of stopping.",
+    ),
     *OUTPUT,
 )
 

@@ -47,16 +47,89 @@ from ..options import OUTPUT, command, grid, opt, param
     grid("lam", "1e-3", "ridge λ ≥ 0 of (1/n)‖ỹ − Φa‖² + (λ/N)‖a‖²", metavar=None),
     grid("noise", "0", "label-noise standard deviation σ_ε", metavar=None),
     param("c", Annotated[str, typer.Option("--c", help=f"the step η = c·√N, c ≥ 0 ({GRID}).")], "1"),
-    param("width", Annotated[str, typer.Option("--width", help="width N of the finite-N prediction, or inf (the proportional limit); a list such as inf,2000.")], "inf"),
-    param("d", Annotated[str | None, typer.Option("--d", help=f"add the finite widths N = round(ψ2·d) of these input dimensions ({GRID}).")], None),
-    param("readout", Annotated[str, typer.Option("--readout", help="hermite (Gaussian readout, K checked), quantile (K equal-mass types) or given (--readout-values).")], "hermite"),
-    param("types", Annotated[str | None, typer.Option("--types", help="number K of readout types (a list for quantile types, e.g. 2,4,8,16,32); default 32 (hermite), 16 (quantile).")], None),
-    param("readout_values", Annotated[str | None, typer.Option("--readout-values", help="type values u for --readout given, e.g. 0.5,1.5 (equal proportions unless --readout-proportions).")], None),
-    param("readout_proportions", Annotated[str | None, typer.Option("--readout-proportions", help="proportions of the given types.")], None),
-    param("kappa_nodes", Annotated[int, typer.Option("--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000].")], 61),
-    param("check", Annotated[bool, typer.Option("--check/--no-check", help="check convergence in K and in the κ rule (default) or solve once.")], True),
+    param(
+        "width",
+        Annotated[
+            str,
+            typer.Option(
+                "--width",
+                help="width N of the finite-N prediction, or inf (the proportional limit); a list such as inf,2000.",
+            ),
+        ],
+        "inf",
+    ),
+    param(
+        "d",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--d", help=f"add the finite widths N = round(ψ2·d) of these input dimensions ({GRID})."
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout",
+        Annotated[
+            str,
+            typer.Option(
+                "--readout",
+                help="hermite (Gaussian readout, K checked), quantile (K equal-mass types) or given (--readout-values).",
+            ),
+        ],
+        "hermite",
+    ),
+    param(
+        "types",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--types",
+                help="number K of readout types (a list for quantile types, e.g. 2,4,8,16,32); default 32 (hermite), 16 (quantile).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout_values",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--readout-values",
+                help="type values u for --readout given, e.g. 0.5,1.5 (equal proportions unless --readout-proportions).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout_proportions",
+        Annotated[str | None, typer.Option("--readout-proportions", help="proportions of the given types.")],
+        None,
+    ),
+    param(
+        "kappa_nodes",
+        Annotated[
+            int,
+            typer.Option(
+                "--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000]."
+            ),
+        ],
+        61,
+    ),
+    param(
+        "check",
+        Annotated[
+            bool,
+            typer.Option(
+                "--check/--no-check", help="check convergence in K and in the κ rule (default) or solve once."
+            ),
+        ],
+        True,
+    ),
     opt("center", True),
-    param("tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12),
+    param(
+        "tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12
+    ),
     opt("keep_going"),
     *OUTPUT,
 )

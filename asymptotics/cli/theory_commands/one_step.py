@@ -22,17 +22,50 @@ from ..api_call import run_api
 from ..options import OUTPUT, command, grid, opt, param
 
 _ACTIVATIONS = (opt("student", "tanh"), opt("teacher", "tanh"), opt("center", True))
-_SPIKE = (*_ACTIVATIONS, grid("psi1", "2"), grid("psi2", "1.5"), grid("eta", "0:10:11"), grid("noise", "0.1"), *OUTPUT)
-_RISK_GRIDS = (grid("psi1", "2"), grid("psi2", "1.5"), grid("lam", "1e-3"), grid("eta", "1"), grid("noise", "0.1"))
-_ROUTE = param("route", Annotated[str | None, typer.Option(
-    "--route", metavar="ROUTES",
-    help="A (Mei–Montanari, R0 only), B (deterministic equivalent), C (linear pencil), or a list "
-         "'A,B,C' (one row per route). Rows carry 'route' when given.")], None)
-_LIMIT = param("limit", Annotated[str, typer.Option(
-    "--limit", metavar="LIMIT",
-    help="psi1-inf: ψ1 → ∞ over (ψ2, λ, η); psi2-inf: ψ2 → ∞ over (ψ1, η) (R0 limit and δ ≈ C/ψ2)")], "psi1-inf")
-_KEEP_GOING = opt("keep_going", help="write points without a solution as rows with their status (numbers null) "
-                  "instead of stopping.")
+_SPIKE = (
+    *_ACTIVATIONS,
+    grid("psi1", "2"),
+    grid("psi2", "1.5"),
+    grid("eta", "0:10:11"),
+    grid("noise", "0.1"),
+    *OUTPUT,
+)
+_RISK_GRIDS = (
+    grid("psi1", "2"),
+    grid("psi2", "1.5"),
+    grid("lam", "1e-3"),
+    grid("eta", "1"),
+    grid("noise", "0.1"),
+)
+_ROUTE = param(
+    "route",
+    Annotated[
+        str | None,
+        typer.Option(
+            "--route",
+            metavar="ROUTES",
+            help="A (Mei–Montanari, R0 only), B (deterministic equivalent), C (linear pencil), or a list "
+            "'A,B,C' (one row per route). Rows carry 'route' when given.",
+        ),
+    ],
+    None,
+)
+_LIMIT = param(
+    "limit",
+    Annotated[
+        str,
+        typer.Option(
+            "--limit",
+            metavar="LIMIT",
+            help="psi1-inf: ψ1 → ∞ over (ψ2, λ, η); psi2-inf: ψ2 → ∞ over (ψ1, η) (R0 limit and δ ≈ C/ψ2)",
+        ),
+    ],
+    "psi1-inf",
+)
+_KEEP_GOING = opt(
+    "keep_going",
+    help="write points without a solution as rows with their status (numbers null) instead of stopping.",
+)
 
 
 @command(*_SPIKE)

@@ -36,9 +36,23 @@ from ..options import command, grid, grid_option, opt, param
 
 
 @command(
-    param("matrix", Annotated[str, typer.Option("--matrix", help="weights (W1^T W1, N×N) or ck ((1/n) F^T F, N×N).")], "ck"),
-    param("protocol", Annotated[str, typer.Option("--protocol", help="ba (Ba et al.) or cui (Cui et al.).")], "ba"),
-    param("regime", Annotated[str, typer.Option("--regime", help="ba only: small (η = Θ(1)) or large (η = c√N, --eta is c).")], "small"),
+    param(
+        "matrix",
+        Annotated[str, typer.Option("--matrix", help="weights (W1^T W1, N×N) or ck ((1/n) F^T F, N×N).")],
+        "ck",
+    ),
+    param(
+        "protocol",
+        Annotated[str, typer.Option("--protocol", help="ba (Ba et al.) or cui (Cui et al.).")],
+        "ba",
+    ),
+    param(
+        "regime",
+        Annotated[
+            str, typer.Option("--regime", help="ba only: small (η = Θ(1)) or large (η = c√N, --eta is c).")
+        ],
+        "small",
+    ),
     opt("student", "tanh"),
     opt("teacher", "tanh"),
     opt("center", True),
@@ -50,14 +64,61 @@ from ..options import command, grid, grid_option, opt, param
     param("eta_tilde", str, grid_option("3", "cui: η̃", "--eta-tilde")),
     param("alpha0", str, grid_option("2", "cui: α0 = n0/d of the step", "--alpha0")),
     grid("noise", "0.1", "σ_ε, label-noise standard deviation"),
-    param("before", Annotated[bool, typer.Option("--before/--after", help="The matrix before the step (W0, random-features CK).")], False),
-    param("equivalence", Annotated[str, typer.Option("--equivalence", help="ck at the large step: conditional (cGET) or gaussian (GE hypothesis).")], "conditional"),
-    param("width", Annotated[str | None, typer.Option("--width", help="large step: N for the outlier locations, or inf.")], None),
-    param("d", Annotated[str | None, typer.Option("--d", help="large step: N = round(ψ2·d) for the outlier locations.")], None),
-    param("x", Annotated[str | None, typer.Option("--x", help="density grid, e.g. 0:5:1001 (default: --points over the support).")], None),
-    param("points", Annotated[int, typer.Option("--points", help="points of the default density grid.")], 1000),
-    param("types", Annotated[int, typer.Option("--types", help="large step (ba): readout types (Gauss–Hermite nodes in u).")], 8),
-    param("kappa_nodes", Annotated[int, typer.Option("--kappa-nodes", help="large step: Gauss–Hermite nodes in κ.")], 32),
+    param(
+        "before",
+        Annotated[
+            bool,
+            typer.Option("--before/--after", help="The matrix before the step (W0, random-features CK)."),
+        ],
+        False,
+    ),
+    param(
+        "equivalence",
+        Annotated[
+            str,
+            typer.Option(
+                "--equivalence", help="ck at the large step: conditional (cGET) or gaussian (GE hypothesis)."
+            ),
+        ],
+        "conditional",
+    ),
+    param(
+        "width",
+        Annotated[
+            str | None, typer.Option("--width", help="large step: N for the outlier locations, or inf.")
+        ],
+        None,
+    ),
+    param(
+        "d",
+        Annotated[
+            str | None, typer.Option("--d", help="large step: N = round(ψ2·d) for the outlier locations.")
+        ],
+        None,
+    ),
+    param(
+        "x",
+        Annotated[
+            str | None,
+            typer.Option("--x", help="density grid, e.g. 0:5:1001 (default: --points over the support)."),
+        ],
+        None,
+    ),
+    param(
+        "points", Annotated[int, typer.Option("--points", help="points of the default density grid.")], 1000
+    ),
+    param(
+        "types",
+        Annotated[
+            int, typer.Option("--types", help="large step (ba): readout types (Gauss–Hermite nodes in u).")
+        ],
+        8,
+    ),
+    param(
+        "kappa_nodes",
+        Annotated[int, typer.Option("--kappa-nodes", help="large step: Gauss–Hermite nodes in κ.")],
+        32,
+    ),
     opt("fmt"),
     opt("out"),
 )

@@ -32,22 +32,112 @@ from ..options import OUTPUT, command, grid, opt, param
 
 
 @command(
-    param("alpha", Annotated[str, typer.Option("--alpha", metavar="GRID", help=f"α = n/d, samples of the ridge per dimension ({GRID}).")]),
+    param(
+        "alpha",
+        Annotated[
+            str,
+            typer.Option(
+                "--alpha", metavar="GRID", help=f"α = n/d, samples of the ridge per dimension ({GRID})."
+            ),
+        ],
+    ),
     opt("student", "tanh"),
     opt("teacher", "tanh"),
-    param("beta", Annotated[str, typer.Option("--beta", metavar="GRID", help=f"β = p/d, width per dimension ({GRID}).")], "1"),
+    param(
+        "beta",
+        Annotated[
+            str, typer.Option("--beta", metavar="GRID", help=f"β = p/d, width per dimension ({GRID}).")
+        ],
+        "1",
+    ),
     grid("lam", "0.01", "ridge λ ≥ 0, Cui's convention Σ(y − ŷ)² + λ‖a‖²"),
-    param("eta_tilde", Annotated[str | None, typer.Option("--eta-tilde", metavar="GRID", help=f"η̃ ≥ 0, one-step learning rate (η̃·p on the plain gradient) ({GRID}).")], None),
-    param("alpha0", Annotated[str | None, typer.Option("--alpha0", metavar="GRID", help=f"α0 = n0/d of the first step, or inf ({GRID}).")], None),
-    param("c", Annotated[str | None, typer.Option("--c", metavar="GRID", help=f"sRF bulk variance c > 0 ({GRID}); with --r --gamma instead of --eta-tilde --alpha0.")], None),
-    param("r", Annotated[str | None, typer.Option("--r", metavar="GRID", help=f"sRF spike strength r ({GRID}).")], None),
-    param("gamma", Annotated[str | None, typer.Option("--gamma", metavar="GRID", help=f"sRF spike–target overlap γ ∈ [−1, 1] ({GRID}).")], None),
+    param(
+        "eta_tilde",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--eta-tilde",
+                metavar="GRID",
+                help=f"η̃ ≥ 0, one-step learning rate (η̃·p on the plain gradient) ({GRID}).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "alpha0",
+        Annotated[
+            str | None,
+            typer.Option("--alpha0", metavar="GRID", help=f"α0 = n0/d of the first step, or inf ({GRID})."),
+        ],
+        None,
+    ),
+    param(
+        "c",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--c",
+                metavar="GRID",
+                help=f"sRF bulk variance c > 0 ({GRID}); with --r --gamma instead of --eta-tilde --alpha0.",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "r",
+        Annotated[str | None, typer.Option("--r", metavar="GRID", help=f"sRF spike strength r ({GRID}).")],
+        None,
+    ),
+    param(
+        "gamma",
+        Annotated[
+            str | None,
+            typer.Option("--gamma", metavar="GRID", help=f"sRF spike–target overlap γ ∈ [−1, 1] ({GRID})."),
+        ],
+        None,
+    ),
     grid("noise", "0", "label-noise standard deviation σ_ε"),
-    param("readout", Annotated[str | None, typer.Option("--readout", metavar="TYPES", help="readout-initialisation types VALUES[:PROPORTIONS], e.g. 0.3,1.7:0.5,0.5.")], None),
+    param(
+        "readout",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--readout",
+                metavar="TYPES",
+                help="readout-initialisation types VALUES[:PROPORTIONS], e.g. 0.3,1.7:0.5,0.5.",
+            ),
+        ],
+        None,
+    ),
     opt("center", True),
-    param("tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point, in [1e-16, 1).")], 1e-12),
-    param("finite_d", Annotated[int | None, typer.Option("--finite-d", help="instead of the Marchenko–Pastur limit, use the spectrum of one sampled bulk at this d (p = round(βd); the authors' finite-d approach; uniform readout only).")], None),
-    param("width", Annotated[str | None, typer.Option("--width", metavar="GRID", help="finite width p (number of neurons; a grid): the deterministic finite-p theory of the readout's mean directions beside p = ∞ (docs/spiked-rf-finite-width.md; slow limits with readout types).")], None),
+    param(
+        "tol",
+        Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point, in [1e-16, 1).")],
+        1e-12,
+    ),
+    param(
+        "finite_d",
+        Annotated[
+            int | None,
+            typer.Option(
+                "--finite-d",
+                help="instead of the Marchenko–Pastur limit, use the spectrum of one sampled bulk at this d (p = round(βd); the authors' finite-d approach; uniform readout only).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "width",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--width",
+                metavar="GRID",
+                help="finite width p (number of neurons; a grid): the deterministic finite-p theory of the readout's mean directions beside p = ∞ (docs/spiked-rf-finite-width.md; slow limits with readout types).",
+            ),
+        ],
+        None,
+    ),
     opt("seed", 0, help="seed of the sampled bulk for --finite-d."),
     opt("keep_going"),
     opt("max_memory"),
