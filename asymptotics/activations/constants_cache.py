@@ -44,11 +44,9 @@ _FIELDS = (
 
 
 def _versions() -> str:
-    import mpmath
-    import numpy
-    import scipy
+    from importlib.metadata import version  # not importing scipy only to read its version
 
-    return f"numpy {numpy.__version__}|scipy {scipy.__version__}|mpmath {mpmath.__version__}"
+    return "|".join(f"{name} {version(name)}" for name in ("numpy", "scipy", "mpmath"))
 
 
 def cache_key(canonical: str, method: str) -> str:
