@@ -27,39 +27,12 @@ command line's cheap paths: ``--help``, usage errors — pay for neither numpy, 
 """
 
 from ._version import __version__
+from .api import FUNCTIONS as _API
 from .errors import AsymptoticsError, ConvergenceError, ExpressionError, ParameterError
 
-__all__ = [
-    "__version__",
-    # the API (asymptotics.api): one function per command
-    "risk",
-    "alignment",
-    "ck_spike",
-    "limits",
-    "spiked_rf",
-    "large_step",
-    "tau_star",
-    "bounds",
-    "activation",
-    "simulate",
-    "validate",
-    "spectrum",
-    "sweep",
-    "Result",
-    "Status",
-    # activations
-    "Activation",
-    "dual_kernel",
-    # errors
-    "AsymptoticsError",
-    "ConvergenceError",
-    "ExpressionError",
-    "ParameterError",
-]
-
-_API = {"risk", "alignment", "ck_spike", "limits", "spiked_rf", "large_step", "tau_star", "bounds", "activation",
-        "simulate", "validate", "spectrum", "sweep"}
-_ACTIVATIONS = {"Activation", "dual_kernel"}
+_ACTIVATIONS = ("Activation", "dual_kernel")
+__all__ = ["__version__", *_API, "Result", "Status", *_ACTIVATIONS]
+__all__ += ["AsymptoticsError", "ConvergenceError", "ExpressionError", "ParameterError"]
 
 
 def __getattr__(name):

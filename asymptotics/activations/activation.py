@@ -21,6 +21,7 @@ import sympy as sp
 
 from ..errors import ExpressionError, ParameterError, shorten
 from . import constants as _c
+from . import constants_cache
 from .builtins import ALIASES, builtin_expression
 from .lowering import lower_activation
 from .parser import X, parse_expression
@@ -188,18 +189,23 @@ class Activation:
     @lru_cache(maxsize=64)  # noqa: B019 - instances are immutable and few
     def raw_constants(self, method: str = "auto") -> _c.GaussianConstants:
         """Constants of the uncentred function (computed once for the centred and the raw
-        activation alike)."""
+        activation alike, and kept in the on-disk cache of :mod:`.constants_cache`)."""
         if method not in ("auto", "closed", "float64", "mpmath"):
             raise ValueError(f"method must be one of auto, closed, float64, mpmath (got {method!r})")
         if self.centered:
             return activation(self, center=False).raw_constants(method)
         _ = self.moments_check
+        canonical = sp.srepr(self.raw)
+        cached = constants_cache.load(canonical, method)
+        if cached is not None:
+            return cached
         out = self._raw_constants(method)
         bad = [k for k, v in out.as_dict().items() if isinstance(v, float) and not math.isfinite(v)]
         if bad or not all(math.isfinite(c) for c in out.hermite):
             raise ExpressionError(
                 f"activation {shorten(self.name, 60)}: the Gaussian constant {(bad or ['hermite'])[0]} is not finite"
             )
+        constants_cache.store(canonical, method, out)
         return out
 
     def _raw_constants(self, method: str) -> _c.GaussianConstants:

@@ -15,7 +15,7 @@ printed from σ, σ', σ''; the compiled functions are printed by the package's 
 (DiracDelta from a kink) are 0 almost everywhere and printed as 0; Heaviside(0) = 1/2. The numpy
 and mpmath versions are other targets, printed by the two small printers below with the same
 rules. The module goes through the one module cache (:mod:`asymptotics.codegen.modules`: one
-header, named by the hash of its source).
+header, named by the hash of its source), found by a second process through the derivation index.
 
 >>> import math
 >>> m = lower_activation(sp.log(1 + sp.exp(X)))
@@ -31,7 +31,7 @@ import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
-from ..codegen.modules import load_generated_module
+from ..codegen.modules import DerivationIndex, code_hash, package_files
 from ..codegen.printing import NumbaExprPrinter, nested_call, prepare
 from ..codegen.templates import ACTIVATION, render_template
 from .parser import X
@@ -137,7 +137,15 @@ def render_source(expr: sp.Expr) -> str:
                            notes=(f"sigma(x) = {sp.sstr(f)}",))
 
 
+_INDEX = DerivationIndex()
+
+
 @lru_cache(maxsize=256)
 def lower_activation(expr: sp.Expr):
-    """Render and import the module for ``expr``; returns the module."""
-    return load_generated_module(render_source(expr), prefix="act")
+    """Render and import the module for ``expr``; returns the module.
+
+    A second process finds the module through the derivation index (key: the canonical
+    expression ``srepr(expr)`` and :func:`~asymptotics.codegen.modules.code_hash` of
+    ``asymptotics/activations`` and ``asymptotics/codegen``), without deriving or printing."""
+    key = code_hash(package_files("activations", "codegen"), extra=f"activation|{sp.srepr(expr)}")
+    return _INDEX.load(key, "act", lambda: render_source(expr))[0]

@@ -33,42 +33,39 @@ Conventions shared by every function:
 * **progress**: ``progress=None`` shows a bar on long computations, in Jupyter and in a
   terminal (:mod:`.progress`).
 
-Importing this package imports numpy but not sympy or numba; each function imports the theory
-it needs when it is called (``activation`` is loaded on first use, as it builds on sympy).
+Importing this package imports nothing heavy: each function is imported on first use (PEP 562)
+and imports the theory it needs when it is called.
 """
 
-from .errors import ON_FAILURE
-from .large_step_bounds import bounds, tau_star
-from .large_step_exact import large_step
-from .one_step import alignment, ck_spike, limits, risk
-from .simulation import simulate
-from .spectra import spectrum
-from .srf import spiked_rf
-from .sweeps import SweepRun, sweep
-from .validation import validate
+#: Every API function (one per command), with the module that defines it; imported on first use.
+FUNCTIONS = {
+    "risk": "one_step",
+    "alignment": "one_step",
+    "ck_spike": "one_step",
+    "limits": "one_step",
+    "spiked_rf": "srf",
+    "large_step": "large_step_exact",
+    "tau_star": "large_step_bounds",
+    "bounds": "large_step_bounds",
+    "activation": "activation_constants",
+    "simulate": "simulation",
+    "validate": "validation",
+    "spectrum": "spectra",
+    "sweep": "sweeps",
+}
+_OTHERS = {"SweepRun": "sweeps", "ON_FAILURE": "errors"}
 
-__all__ = [
-    "risk",
-    "alignment",
-    "ck_spike",
-    "limits",
-    "spiked_rf",
-    "large_step",
-    "tau_star",
-    "bounds",
-    "activation",
-    "simulate",
-    "validate",
-    "spectrum",
-    "sweep",
-    "SweepRun",
-    "ON_FAILURE",
-]
+__all__ = [*FUNCTIONS, *_OTHERS]
 
 
 def __getattr__(name):
-    if name == "activation":  # an Activation subclass: defined where sympy is imported
-        from .activation_constants import activation
+    module = FUNCTIONS.get(name) or _OTHERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'asymptotics.api' has no attribute {name!r}")
+    import importlib
 
-        return activation
-    raise AttributeError(f"module 'asymptotics.api' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -7,7 +7,8 @@ and writes ``--format table|csv|json|parquet`` to stdout or atomically to ``--ou
 table shows a compact set of columns (``--columns a,b,c`` chooses, ``--all`` shows every one);
 csv, json and parquet keep every column.
 
-This module imports nothing heavy (no sympy, no theory): ``--help`` and usage errors stay fast.
+The options themselves are defined once, in :mod:`asymptotics.cli.options`. This module imports
+nothing heavy (no sympy, no theory): ``--help`` and usage errors stay fast.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
@@ -23,18 +23,10 @@ from ..errors import ParameterError
 from ..grids import MAX_POINTS, cartesian, parse_values
 from ..params import RULES
 from ..results import FORMATS, Columns, Result
+from .options import GRID_HELP
 
 __all__ = [
-    "StudentOpt",
-    "TeacherOpt",
-    "CenterOpt",
-    "FormatOpt",
-    "OutOpt",
-    "ColumnsOpt",
-    "AllOpt",
-    "MaxMemoryOpt",
     "GRID_HELP",
-    "grid_option",
     "grid_values",
     "build_grid",
     "check_output",
@@ -44,36 +36,6 @@ __all__ = [
     "resolve_activation",
     "Columns",
 ]
-
-_ACT_HELP = "a built-in (erf, tanh, relu, softplus, sigmoid, sin, linear, gelu, silu, he2, he3, quadratic) or an expression in x"
-
-StudentOpt = Annotated[str, typer.Option("--student", metavar="ACT", help=f"Student activation σ: {_ACT_HELP}.")]
-TeacherOpt = Annotated[str, typer.Option("--teacher", metavar="ACT", help=f"Teacher activation σ*: {_ACT_HELP}.")]
-CenterOpt = Annotated[
-    bool,
-    typer.Option("--center/--no-center", help="Centre σ and σ* (σ − E σ(z)); the theory assumes centred functions."),
-]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or parquet.")]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", metavar="FILE", help="Write to this file (atomically) instead of stdout.")
-]
-ColumnsOpt = Annotated[
-    str | None,
-    typer.Option("--columns", metavar="A,B,C", help="Table columns to show, in order (a name x with x_mean/x_se shows x ± s.e.)."),
-]
-AllOpt = Annotated[bool, typer.Option("--all", help="Show every column in the table (csv/json/parquet always have all).")]
-MaxMemoryOpt = Annotated[
-    str | None,
-    typer.Option("--max-memory", metavar="SIZE", help="Memory the run may use, e.g. 8GiB (default: 80% of the memory available now); a run estimated above it is refused before it starts."),
-]
-
-GRID_HELP = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
-
-
-def grid_option(default: str, help_text: str, *names: str):
-    """A typer option holding a grid string for one parameter."""
-    return typer.Option(default, *names, metavar="GRID", help=f"{help_text} ({GRID_HELP}).")
-
 
 def grid_values(name: str, text: str | None, rule=None) -> list[float] | None:
     """One parameter's grid, each value checked by ``rule`` (default: the shared rule of

@@ -28,7 +28,7 @@ Ba et al.'s W₀ ∈ ℝ^{d×N} with N(0, 1/d) entries, ψ2 = N/d:
 
 Inputs broadcast (numpy); a real ``z`` gives a real result and must lie off the support (and off
 the atom at 0); a complex ``z`` may be anywhere with Im z ≠ 0. ``*_nb`` are numba scalar twins
-for compiled code (no input checks there: validate in Python first).
+for compiled code, in :mod:`.marchenko_pastur_numba` (no input checks there: validate in Python first).
 
 >>> round(mp_stieltjes(-0.5, 0.5), 5), round(mp_companion_stieltjes(-0.5, 0.5), 5)
 (0.82843, 1.41421)
@@ -38,12 +38,7 @@ for compiled code (no input checks there: validate in Python first).
 
 from __future__ import annotations
 
-import cmath
-import math
-
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
 
 from ..errors import ParameterError
 
@@ -58,12 +53,6 @@ __all__ = [
     "gram_stieltjes_derivative",
     "wtw_stieltjes",
     "wtw_stieltjes_derivative",
-    "mp_stieltjes_nb",
-    "mp_stieltjes_derivative_nb",
-    "mp_density_nb",
-    "gram_stieltjes_nb",
-    "gram_stieltjes_derivative_nb",
-    "wtw_stieltjes_nb",
 ]
 
 
@@ -233,75 +222,3 @@ def wtw_stieltjes_derivative(z, psi2):
     """m'(z) of W₀ᵀW₀ (N×N) (the MP(ψ2) derivative)."""
     zc, g, real_input, scalar = _check_z(z, psi2, "psi2")
     return _out(_dm(zc, g, _m(zc, g)), real_input, scalar)
-
-
-# --------------------------------------------------------------------------- numba twins
-def _like(z, m):  # pragma: no cover - replaced by the overload in compiled code
-    raise NotImplementedError
-
-
-@overload(_like)
-def _like_ov(z, m):
-    if isinstance(z, types.Complex):
-        return lambda z, m: m
-    return lambda z, m: m.real
-
-
-@njit(cache=True)
-def _m_c_nb(z, g):
-    r = math.sqrt(g)
-    lo = (1.0 - r) ** 2
-    hi = (1.0 + r) ** 2
-    s = cmath.sqrt(z - lo) * cmath.sqrt(z - hi)
-    a = 1.0 - g - z + s
-    b = 1.0 - g - z - s
-    if abs(a) >= abs(b):
-        return a / (2.0 * g * z)
-    return 2.0 / b
-
-
-@njit(cache=True)
-def mp_stieltjes_nb(z, ratio):
-    """Scalar twin of :func:`mp_stieltjes` (float z → float, complex z → complex)."""
-    return _like(z, _m_c_nb(complex(z), ratio))
-
-
-@njit(cache=True)
-def mp_stieltjes_derivative_nb(z, ratio):
-    """Scalar twin of :func:`mp_stieltjes_derivative`."""
-    zc = complex(z)
-    m = _m_c_nb(zc, ratio)
-    return _like(z, -(ratio * m * m + m) / (2.0 * ratio * zc * m + zc + ratio - 1.0))
-
-
-@njit(cache=True)
-def mp_density_nb(x, ratio):
-    """Scalar twin of :func:`mp_density`."""
-    r = math.sqrt(ratio)
-    lo = (1.0 - r) ** 2
-    hi = (1.0 + r) ** 2
-    if x <= lo or x >= hi or x <= 0.0:
-        return 0.0
-    return math.sqrt((x - lo) * (hi - x)) / (2.0 * math.pi * ratio * x)
-
-
-@njit(cache=True)
-def gram_stieltjes_nb(z, psi2):
-    """Scalar twin of :func:`gram_stieltjes`."""
-    g = 1.0 / psi2
-    return _like(z, _m_c_nb(complex(z) / psi2, g) * g)
-
-
-@njit(cache=True)
-def gram_stieltjes_derivative_nb(z, psi2):
-    """Scalar twin of :func:`gram_stieltjes_derivative`."""
-    g = 1.0 / psi2
-    w = complex(z) / psi2
-    m = _m_c_nb(w, g)
-    return _like(z, -(g * m * m + m) / (2.0 * g * w * m + w + g - 1.0) * g * g)
-
-
-@njit(cache=True)
-def wtw_stieltjes_nb(z, psi2):
-    """Scalar twin of :func:`wtw_stieltjes`."""
-    return _like(z, _m_c_nb(complex(z), psi2))

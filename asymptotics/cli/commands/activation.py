@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from ..api_call import compute
-from ..common import CenterOpt, FormatOpt, OutOpt, emit
+from ..common import emit
+from ..options import command, opt, param
 
 
 def _activation(**params):
@@ -19,13 +20,26 @@ def _activation(**params):
     return act.result
 
 
-def activation_command(
-    spec: Annotated[str, typer.Argument(metavar="SPEC", help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'.")],
-    center: CenterOpt = True,
-    method: Annotated[str, typer.Option(metavar="METHOD", help="auto (closed forms first), float64 or mpmath.")] = "auto",
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-) -> None:
+@command(
+    param(
+        "spec",
+        Annotated[
+            str,
+            typer.Argument(
+                metavar="SPEC", help="A built-in name or an expression in x, e.g. 'tanh(x) + 0.1*x**3'."
+            ),
+        ],
+    ),
+    opt("center", True),
+    param(
+        "method",
+        Annotated[str, typer.Option(metavar="METHOD", help="auto (closed forms first), float64 or mpmath.")],
+        "auto",
+    ),
+    opt("fmt"),
+    opt("out"),
+)
+def activation_command(spec: str, center: bool, method: str, fmt: str, out) -> None:
     """Print μ0, μ1, μ2, E σ², E σ'², Var σ' and the Hermite coefficients c_0..c_12."""
     result = compute(_activation, fmt, out, spec=spec, center=center, method=method)
     if fmt == "table" and out is None:
@@ -33,7 +47,9 @@ def activation_command(
         from rich.table import Table
 
         row = result.rows[0]
-        t = Table(title=f"Gaussian constants of {row['activation']}{' (centred)' if center else ''}, z ~ N(0,1)")
+        t = Table(
+            title=f"Gaussian constants of {row['activation']}{' (centred)' if center else ''}, z ~ N(0,1)"
+        )
         t.add_column("quantity")
         t.add_column("value", justify="right")
         for k, v in row.items():

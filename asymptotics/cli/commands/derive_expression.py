@@ -207,19 +207,8 @@ def derive_expression_command(
     ] = "scale",
 ) -> None:
     """Derive the equations of a matrix expression and evaluate it (automatic linear pencil)."""
-    run_derive_expression(
-        expr,
-        dims,
-        ratios,
-        at,
-        latex=latex,
-        fmt=fmt,
-        out=out,
-        student=student,
-        center=center,
-        entries=entries,
-        branch=branch,
-    )
+    run_derive_expression(expr, dims, ratios, at, latex=latex, fmt=fmt, out=out, student=student, center=center,
+                          entries=entries, branch=branch)
 
 
 def register_standalone(app: typer.Typer, name: str = "derive-expression") -> None:

@@ -32,30 +32,16 @@ from typing import Annotated
 
 import typer
 
-from ...api import simulation as api
 from ..api_call import run_api
-from ..common import (
-    AllOpt,
-    CenterOpt,
-    ColumnsOpt,
-    FormatOpt,
-    MaxMemoryOpt,
-    OutOpt,
-    StudentOpt,
-    TeacherOpt,
-)
-
-GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
-# The caps and the table live with the API (asymptotics.api.simulation); kept here under their names.
-MAX_SEEDS, MAX_TEST, MAX_POINTS, MAX_TASKS, MAX_WORKERS = (api.MAX_SEEDS, api.MAX_TEST, api.MAX_POINTS, api.MAX_TASKS,
-                                                           api.MAX_WORKERS)
-table_columns = api.table_columns
+from ..options import GRID_HELP as GRID
+from ..options import OUTPUT, CenterOpt, StudentOpt, TeacherOpt, command, opt
 
 
 def _g(help_text: str):
     return typer.Option(help=f"{help_text} ({GRID}).")
 
 
+@command(opt("max_memory"), *OUTPUT)
 def simulate_command(
     protocol: Annotated[
         str, typer.Option("--protocol", help="ba (Ba et al.), cui (Cui et al.) or srf (spiked RF model).")
@@ -145,19 +131,17 @@ def simulate_command(
     per_seed: Annotated[
         bool, typer.Option("--per-seed", help="one row per seed instead of mean ± s.e.")
     ] = False,
-    max_memory: MaxMemoryOpt = None,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
+    **options,
 ) -> None:
     """Monte-Carlo simulation of the one-step network: risks, spike, CK (mean ± s.e. over seeds)."""
-    run_api(api.simulate, fmt, out, columns, show_all, protocol=protocol, student=student, teacher=teacher,
+    from ...api import simulation as api
+
+    run_api(api.simulate, protocol=protocol, student=student, teacher=teacher,
             center=center, d=d, psi1=psi1, psi2=psi2, eta=eta, eta_exponent=eta_exponent, alpha=alpha, alpha0=alpha0,
             beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, lam=lam, noise=noise, steps=steps, readout=readout,
             features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol, seeds=seeds,
-            seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, max_memory=max_memory,
-            matrix=matrix, ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues)
+            seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, matrix=matrix,
+            ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues, **options)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,14 +8,13 @@ from typing import Annotated
 
 import typer
 
-from ...api import validation as api
 from ...errors import ParameterError
 from ..api_call import compute
-from ..common import AllOpt, ColumnsOpt, FormatOpt, OutOpt, emit
+from ..common import emit
+from ..options import OUTPUT, command
 
-TABLE = api.TABLE
 
-
+@command(*OUTPUT)
 def validate_command(
     quick: Annotated[bool, typer.Option("--quick", help="Only the quick cases, at reduced sizes (minutes on 2 cores).")] = False,
     case: Annotated[list[str] | None, typer.Option("--case", help="Run only these cases (repeatable).")] = None,
@@ -30,12 +29,12 @@ def validate_command(
     budget: Annotated[float | None, typer.Option("--budget", min=1, help="With --finite-size: seconds of wall time per study.")] = None,
     studies_out: Annotated[Path | None, typer.Option("--studies-out", help="With --finite-size: also write each study (per-d means, fits) here.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="With --finite-size: ignore the per-seed store.")] = False,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
+    **output,
 ) -> None:
     """Theory vs simulation: theory, simulation ± s.e., z-score, allowance, tolerance, pass/fail. Exit status 1 on failure."""
+    from ...api import validation as api
+
+    fmt, out = output["fmt"], output["out"]
     if finite_size:
         from .validate_finite_size import run_finite_size
 
@@ -49,7 +48,7 @@ def validate_command(
     if not list_cases and result.meta.get("total") == 0:
         typer.echo("no validation case selected", err=True)
         raise typer.Exit(1)
-    emit(result, fmt, out, columns, show_all)
+    emit(result, fmt, out, output["columns"], output["show_all"])
     if list_cases:
         return
     failed, total = result.meta["failed"], result.meta["total"]

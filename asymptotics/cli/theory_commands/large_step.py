@@ -23,81 +23,70 @@ from typing import Annotated
 
 import typer
 
-from ...api import large_step_bounds as api
 from ..api_call import run_api
-from ..common import AllOpt, CenterOpt, ColumnsOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, grid_option
+from ..options import OUTPUT, command, grid_option, opt, param
 
-# The tables live with the API (asymptotics.api.large_step_bounds); kept here under their names.
-SCALE_RANGE, MAX_POINTS, TAU_TABLE, BOUNDS_TABLE = api.SCALE_RANGE, api.MAX_POINTS, api.TAU_TABLE, api.BOUNDS_TABLE
-
-FitConstantOpt = Annotated[
-    bool,
-    typer.Option(
-        "--fit-constant/--no-fit-constant",
-        help="Let the oracle add the best constant (τ* = inf_κ Var(σ* − E_ξ2σ)); the paper's definition has none.",
-    ),
-]
-MethodOpt = Annotated[
-    str,
-    typer.Option(
-        "--method",
-        metavar="METHOD",
-        help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).",
-    ),
-]
-DpsOpt = Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath path.")]
-KeepGoingOpt = Annotated[bool, typer.Option(
-    "--keep-going", help="write points without an answer as rows with their status (numbers null) instead of stopping.")]
-
-
-def tau_star_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    fit_constant: FitConstantOpt = False,
-    student_scale: str = grid_option("1", "Input scale a of the student, σ(a x)", "--student-scale"),
-    teacher_scale: str = grid_option("1", "Input scale b of the teacher, σ*(b x)", "--teacher-scale"),
-    method: MethodOpt = "auto",
-    dps: DpsOpt = 30,
-    keep_going: KeepGoingOpt = False,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
-    """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²."""
-    run_api(api.tau_star, fmt, out, columns, show_all, notes="notes", label="note", student=student,
-            teacher=teacher, center=center, fit_constant=fit_constant, student_scale=student_scale,
-            teacher_scale=teacher_scale, method=method, dps=dps, on_failure="mark" if keep_going else "raise")
-
-
-def bounds_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    fit_constant: FitConstantOpt = False,
-    psi1: str = grid_option("10,100,1000", "psi1 = n/d for the upper bound", "--psi1"),
-    constant: Annotated[
+_ACTIVATIONS = (opt("student", "tanh"), opt("teacher", "tanh"), opt("center", True))
+_FIT_CONSTANT = param(
+    "fit_constant",
+    Annotated[
+        bool,
+        typer.Option(
+            "--fit-constant/--no-fit-constant",
+            help="Let the oracle add the best constant (τ* = inf_κ Var(σ* − E_ξ2σ)); the paper's definition has none.",
+        ),
+    ],
+    False,
+)
+_CONSTANT = param(
+    "constant",
+    Annotated[
         float,
         typer.Option(
             "--constant", help="The constant C of the upper bound (not given by the paper; 1 is arbitrary)."
         ),
-    ] = 1.0,
-    student_scale: str = grid_option("1", "Input scale a of the student, σ(a x)", "--student-scale"),
-    teacher_scale: str = grid_option("1", "Input scale b of the teacher, σ*(b x)", "--teacher-scale"),
-    method: MethodOpt = "auto",
-    dps: DpsOpt = 30,
-    keep_going: KeepGoingOpt = False,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+    ],
+    1.0,
+)
+_PSI1 = param("psi1", str, grid_option("10,100,1000", "psi1 = n/d for the upper bound", "--psi1"))
+_SCALES_AND_METHOD = (
+    param("student_scale", str, grid_option("1", "Input scale a of the student, σ(a x)", "--student-scale")),
+    param("teacher_scale", str, grid_option("1", "Input scale b of the teacher, σ*(b x)", "--teacher-scale")),
+    param(
+        "method",
+        Annotated[
+            str,
+            typer.Option(
+                "--method",
+                metavar="METHOD",
+                help="auto (closed form if any, else compiled), closed, compiled or mpmath (one point at a time).",
+            ),
+        ],
+        "auto",
+    ),
+    param("dps", Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath path.")], 30),
+    opt(
+        "keep_going",
+        help="write points without an answer as rows with their status (numbers null) instead of stopping.",
+    ),
+    *OUTPUT,
+)
+
+
+@command(*_ACTIVATIONS, _FIT_CONSTANT, *_SCALES_AND_METHOD)
+def tau_star_command(**options) -> None:
+    """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²."""
+    from ...api import large_step_bounds as api
+
+    run_api(api.tau_star, notes="notes", label="note", **options)
+
+
+@command(*_ACTIVATIONS, _FIT_CONSTANT, _PSI1, _CONSTANT, *_SCALES_AND_METHOD)
+def bounds_command(**options) -> None:
     """Kernel lower bound μ2*², upper bound 10τ* + C(√τ*√(d/n) + d/n) on a ψ1 grid, and the verdict."""
-    run_api(api.bounds, fmt, out, columns, show_all, notes="notes", label="note", student=student,
-            teacher=teacher, center=center, fit_constant=fit_constant, psi1=psi1, constant=constant,
-            student_scale=student_scale, teacher_scale=teacher_scale, method=method, dps=dps,
-            on_failure="mark" if keep_going else "raise")
+    from ...api import large_step_bounds as api
+
+    run_api(api.bounds, notes="notes", label="note", **options)
 
 
 def register(theory_app: typer.Typer) -> None:

@@ -34,44 +34,110 @@ from typing import Annotated
 
 import typer
 
-from ...api import large_step_exact as api
 from ..api_call import run_api
-from ..common import AllOpt, CenterOpt, ColumnsOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt
-
-GRID = "a number, a list 1,2,4, a range start:stop:num or log:start:stop:num"
-# The table and limits live with the API (asymptotics.api.large_step_exact); kept here under their names.
-MAX_POINTS, MAX_TYPES, TABLE = api.MAX_POINTS, api.MAX_TYPES, api.TABLE
+from ..options import GRID_HELP as GRID
+from ..options import OUTPUT, command, grid, opt, param
 
 
-def large_step_command(
-    psi1: Annotated[str, typer.Option("--psi1", help=f"ψ1 = n/d, samples per dimension ({GRID}).")],
-    student: StudentOpt = "erf",
-    teacher: TeacherOpt = "erf",
-    psi2: Annotated[str, typer.Option("--psi2", help=f"ψ2 = N/d, width per dimension ({GRID}).")] = "2",
-    lam: Annotated[str, typer.Option("--lam", help=f"ridge λ ≥ 0 of (1/n)‖ỹ − Φa‖² + (λ/N)‖a‖² ({GRID}).")] = "1e-3",
-    noise: Annotated[str, typer.Option("--noise", help=f"label-noise standard deviation σ_ε ({GRID}).")] = "0",
-    c: Annotated[str, typer.Option("--c", help=f"the step η = c·√N, c ≥ 0 ({GRID}).")] = "1",
-    width: Annotated[str, typer.Option("--width", help="width N of the finite-N prediction, or inf (the proportional limit); a list such as inf,2000.")] = "inf",
-    d: Annotated[str | None, typer.Option("--d", help=f"add the finite widths N = round(ψ2·d) of these input dimensions ({GRID}).")] = None,
-    readout: Annotated[str, typer.Option("--readout", help="hermite (Gaussian readout, K checked), quantile (K equal-mass types) or given (--readout-values).")] = "hermite",
-    types: Annotated[str | None, typer.Option("--types", help="number K of readout types (a list for quantile types, e.g. 2,4,8,16,32); default 32 (hermite), 16 (quantile).")] = None,
-    readout_values: Annotated[str | None, typer.Option("--readout-values", help="type values u for --readout given, e.g. 0.5,1.5 (equal proportions unless --readout-proportions).")] = None,
-    readout_proportions: Annotated[str | None, typer.Option("--readout-proportions", help="proportions of the given types.")] = None,
-    kappa_nodes: Annotated[int, typer.Option("--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000].")] = 61,
-    check: Annotated[bool, typer.Option("--check/--no-check", help="check convergence in K and in the κ rule (default) or solve once.")] = True,
-    center: CenterOpt = True,
-    tol: Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")] = 1e-12,
-    keep_going: Annotated[bool, typer.Option("--keep-going", help="write failed points as rows with their status (numbers null) instead of stopping.")] = False,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+@command(
+    grid("psi1", ..., metavar=None),
+    opt("student", "erf"),
+    opt("teacher", "erf"),
+    grid("psi2", "2", metavar=None),
+    grid("lam", "1e-3", "ridge λ ≥ 0 of (1/n)‖ỹ − Φa‖² + (λ/N)‖a‖²", metavar=None),
+    grid("noise", "0", "label-noise standard deviation σ_ε", metavar=None),
+    param("c", Annotated[str, typer.Option("--c", help=f"the step η = c·√N, c ≥ 0 ({GRID}).")], "1"),
+    param(
+        "width",
+        Annotated[
+            str,
+            typer.Option(
+                "--width",
+                help="width N of the finite-N prediction, or inf (the proportional limit); a list such as inf,2000.",
+            ),
+        ],
+        "inf",
+    ),
+    param(
+        "d",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--d", help=f"add the finite widths N = round(ψ2·d) of these input dimensions ({GRID})."
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout",
+        Annotated[
+            str,
+            typer.Option(
+                "--readout",
+                help="hermite (Gaussian readout, K checked), quantile (K equal-mass types) or given (--readout-values).",
+            ),
+        ],
+        "hermite",
+    ),
+    param(
+        "types",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--types",
+                help="number K of readout types (a list for quantile types, e.g. 2,4,8,16,32); default 32 (hermite), 16 (quantile).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout_values",
+        Annotated[
+            str | None,
+            typer.Option(
+                "--readout-values",
+                help="type values u for --readout given, e.g. 0.5,1.5 (equal proportions unless --readout-proportions).",
+            ),
+        ],
+        None,
+    ),
+    param(
+        "readout_proportions",
+        Annotated[str | None, typer.Option("--readout-proportions", help="proportions of the given types.")],
+        None,
+    ),
+    param(
+        "kappa_nodes",
+        Annotated[
+            int,
+            typer.Option(
+                "--kappa-nodes", help="Gauss–Hermite nodes in κ (checked by doubling), in [8, 1000]."
+            ),
+        ],
+        61,
+    ),
+    param(
+        "check",
+        Annotated[
+            bool,
+            typer.Option(
+                "--check/--no-check", help="check convergence in K and in the κ rule (default) or solve once."
+            ),
+        ],
+        True,
+    ),
+    opt("center", True),
+    param(
+        "tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12
+    ),
+    opt("keep_going"),
+    *OUTPUT,
+)
+def large_step_command(**options) -> None:
     """Exact risk R1 after one large step η = c√N with a Gaussian readout (N = ∞ and finite N)."""
-    run_api(api.large_step, fmt, out, columns, show_all, psi1=psi1, student=student, teacher=teacher, psi2=psi2,
-            lam=lam, noise=noise, c=c, width=width, d=d, readout=readout, types=types, readout_values=readout_values,
-            readout_proportions=readout_proportions, kappa_nodes=kappa_nodes, check=check, center=center, tol=tol,
-            on_failure="mark" if keep_going else "raise")
+    from ...api import large_step_exact as api
+
+    run_api(api.large_step, **options)
 
 
 def register(theory_app: typer.Typer) -> None:

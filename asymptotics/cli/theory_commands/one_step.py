@@ -18,112 +18,88 @@ from typing import Annotated
 
 import typer
 
-from ...api import one_step as api
 from ..api_call import run_api
-from ..common import AllOpt, CenterOpt, ColumnsOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, grid_option
+from ..options import OUTPUT, command, grid, opt, param
 
-# The tables and fields live with the API (asymptotics.api.one_step); kept here under their names.
-MAX_POINTS = api.MAX_POINTS
-ALIGNMENT_FIELDS, ALIGNMENT_TABLE = api.ALIGNMENT_FIELDS, api.ALIGNMENT_TABLE
-CK_FIELDS, CK_TABLE = api.CK_FIELDS, api.CK_TABLE
-ROUTE_NAMES, RISK_FIELDS, RISK_TABLE, LIMITS_TABLE = api.ROUTE_NAMES, api.RISK_FIELDS, api.RISK_TABLE, api.LIMITS_TABLE
+_ACTIVATIONS = (opt("student", "tanh"), opt("teacher", "tanh"), opt("center", True))
+_SPIKE = (
+    *_ACTIVATIONS,
+    grid("psi1", "2"),
+    grid("psi2", "1.5"),
+    grid("eta", "0:10:11"),
+    grid("noise", "0.1"),
+    *OUTPUT,
+)
+_RISK_GRIDS = (
+    grid("psi1", "2"),
+    grid("psi2", "1.5"),
+    grid("lam", "1e-3"),
+    grid("eta", "1"),
+    grid("noise", "0.1"),
+)
+_ROUTE = param(
+    "route",
+    Annotated[
+        str | None,
+        typer.Option(
+            "--route",
+            metavar="ROUTES",
+            help="A (Mei–Montanari, R0 only), B (deterministic equivalent), C (linear pencil), or a list "
+            "'A,B,C' (one row per route). Rows carry 'route' when given.",
+        ),
+    ],
+    None,
+)
+_LIMIT = param(
+    "limit",
+    Annotated[
+        str,
+        typer.Option(
+            "--limit",
+            metavar="LIMIT",
+            help="psi1-inf: ψ1 → ∞ over (ψ2, λ, η); psi2-inf: ψ2 → ∞ over (ψ1, η) (R0 limit and δ ≈ C/ψ2)",
+        ),
+    ],
+    "psi1-inf",
+)
+_KEEP_GOING = opt(
+    "keep_going",
+    help="write points without a solution as rows with their status (numbers null) instead of stopping.",
+)
 
-_PSI1 = grid_option("2", "ψ1 = n/d, samples per dimension", "--psi1")
-_PSI2 = grid_option("1.5", "ψ2 = N/d, width per dimension", "--psi2")
-_ETA = grid_option("1", "learning rate η of the first step (η = Θ(1))", "--eta")
-_ETA_SWEEP = grid_option("0:10:11", "learning rate η of the first step (η = Θ(1))", "--eta")
-_LAM = grid_option("1e-3", "ridge penalty λ of (1/n)‖y − Φa‖² + (λ/N)‖a‖²", "--lam")
-_NOISE = grid_option("0.1", "σ_ε, standard deviation of the label noise", "--noise")
-KeepGoingOpt = Annotated[bool, typer.Option(
-    "--keep-going", help="write points without a solution as rows with their status (numbers null) instead of stopping.")]
 
-
-# --------------------------------------------------------------------------------- alignment
-def alignment_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    psi1: str = _PSI1,
-    psi2: str = _PSI2,
-    eta: str = _ETA_SWEEP,
-    noise: str = _NOISE,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+@command(*_SPIKE)
+def alignment_command(**options) -> None:
     """Spike of W₁ after one step: BBP threshold η_c (θ⁴ = ψ2), s₁(W₁)², ⟨u₁, β*⟩², ⟨v₁, a⟩², ‖W₁ᵀβ*‖²."""
-    run_api(api.alignment, fmt, out, columns, show_all, student=student, teacher=teacher, center=center, psi1=psi1,
-        psi2=psi2, eta=eta, noise=noise)
+    from ...api import one_step as api
+
+    run_api(api.alignment, **options)
 
 
-# --------------------------------------------------------------------------------- ck-spike
-def ck_spike_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    psi1: str = _PSI1,
-    psi2: str = _PSI2,
-    eta: str = _ETA_SWEEP,
-    noise: str = _NOISE,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+@command(*_SPIKE)
+def ck_spike_command(**options) -> None:
     """Top eigenvalue of the trained CK S = σ(X̃W₁)ᵀσ(X̃W₁)/n: outlier (spiked-covariance map) or bulk edge;
     ``ck_gram_outlier`` is the same for the n×n Gram matrix σσᵀ/N."""
-    run_api(api.ck_spike, fmt, out, columns, show_all, student=student, teacher=teacher, center=center, psi1=psi1,
-        psi2=psi2, eta=eta, noise=noise)
+    from ...api import one_step as api
+
+    run_api(api.ck_spike, **options)
 
 
-# --------------------------------------------------------------------------------- risk
-def risk_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    psi1: str = _PSI1,
-    psi2: str = _PSI2,
-    lam: str = _LAM,
-    eta: str = _ETA,
-    noise: str = _NOISE,
-    route: Annotated[str | None, typer.Option(
-        "--route", metavar="ROUTES",
-        help="A (Mei–Montanari, R0 only), B (deterministic equivalent), C (linear pencil), or a list "
-             "'A,B,C' (one row per route). Rows carry 'route' when given.")] = None,
-    keep_going: KeepGoingOpt = False,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+@command(*_ACTIVATIONS, *_RISK_GRIDS, _ROUTE, _KEEP_GOING, *OUTPUT)
+def risk_command(**options) -> None:
     """Risks of the CK ridge before (R0) and after (R1) one step, δ = R0 − R1 ≥ 0, and the floor μ2*²."""
-    run_api(api.risk, fmt, out, columns, show_all, student=student, teacher=teacher, center=center, psi1=psi1,
-        psi2=psi2, lam=lam, eta=eta, noise=noise, route=route, on_failure="mark" if keep_going else "raise")
+    from ...api import one_step as api
+
+    run_api(api.risk, **options)
 
 
-# --------------------------------------------------------------------------------- limits
-def limits_command(
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    limit: Annotated[str, typer.Option(
-        "--limit", metavar="LIMIT",
-        help="psi1-inf: ψ1 → ∞ over (ψ2, λ, η); psi2-inf: ψ2 → ∞ over (ψ1, η) (R0 limit and δ ≈ C/ψ2)")] = "psi1-inf",
-    psi1: str = _PSI1,
-    psi2: str = _PSI2,
-    lam: str = _LAM,
-    eta: str = _ETA,
-    noise: str = _NOISE,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-    columns: ColumnsOpt = None,
-    show_all: AllOpt = False,
-) -> None:
+@command(*_ACTIVATIONS, _LIMIT, *_RISK_GRIDS, *OUTPUT)
+def limits_command(**options) -> None:
     """Limits: the best-linear floor μ2*² (kernel_bound); ψ1 → ∞ closed forms of R0, R1, δ (and δ at
     λ → 0); ψ2 → ∞: R0's kernel limit and the coefficient C of δ ≈ C/ψ2."""
-    run_api(api.limits, fmt, out, columns, show_all, student=student, teacher=teacher, center=center, limit=limit,
-        psi1=psi1, psi2=psi2, lam=lam, eta=eta, noise=noise)
+    from ...api import one_step as api
+
+    run_api(api.limits, **options)
 
 
 def register(theory_app: typer.Typer) -> None:

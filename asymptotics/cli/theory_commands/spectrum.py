@@ -30,46 +30,103 @@ from typing import Annotated
 
 import typer
 
-from ...api import spectra as api
 from ..api_call import compute
-from ..common import CenterOpt, FormatOpt, OutOpt, StudentOpt, TeacherOpt, emit, grid_option
-
-# The body lives with the API (asymptotics.api.spectra); kept here under its name.
-_SCALAR_KEYS = api.SCALAR_KEYS
+from ..common import emit
+from ..options import command, grid, grid_option, opt, param
 
 
-def spectrum_command(
-    matrix: Annotated[str, typer.Option("--matrix", help="weights (W1^T W1, N×N) or ck ((1/n) F^T F, N×N).")] = "ck",
-    protocol: Annotated[str, typer.Option("--protocol", help="ba (Ba et al.) or cui (Cui et al.).")] = "ba",
-    regime: Annotated[str, typer.Option("--regime", help="ba only: small (η = Θ(1)) or large (η = c√N, --eta is c).")] = "small",
-    student: StudentOpt = "tanh",
-    teacher: TeacherOpt = "tanh",
-    center: CenterOpt = True,
-    psi1: str = grid_option("2", "ba: ψ1 = n/d", "--psi1"),
-    psi2: str = grid_option("1.5", "ba: ψ2 = N/d", "--psi2"),
-    eta: str = grid_option("5", "ba: learning rate η (small) or c of η = c√N (large)", "--eta"),
-    alpha: str = grid_option("2", "cui: α = n/d of the CK data", "--alpha"),
-    beta: str = grid_option("1", "cui: β = p/d (width)", "--beta"),
-    eta_tilde: str = grid_option("3", "cui: η̃", "--eta-tilde"),
-    alpha0: str = grid_option("2", "cui: α0 = n0/d of the step", "--alpha0"),
-    noise: str = grid_option("0.1", "σ_ε, label-noise standard deviation", "--noise"),
-    before: Annotated[bool, typer.Option("--before/--after", help="The matrix before the step (W0, random-features CK).")] = False,
-    equivalence: Annotated[str, typer.Option("--equivalence", help="ck at the large step: conditional (cGET) or gaussian (GE hypothesis).")] = "conditional",
-    width: Annotated[str | None, typer.Option("--width", help="large step: N for the outlier locations, or inf.")] = None,
-    d: Annotated[str | None, typer.Option("--d", help="large step: N = round(ψ2·d) for the outlier locations.")] = None,
-    x: Annotated[str | None, typer.Option("--x", help="density grid, e.g. 0:5:1001 (default: --points over the support).")] = None,
-    points: Annotated[int, typer.Option("--points", help="points of the default density grid.")] = 1000,
-    types: Annotated[int, typer.Option("--types", help="large step (ba): readout types (Gauss–Hermite nodes in u).")] = 8,
-    kappa_nodes: Annotated[int, typer.Option("--kappa-nodes", help="large step: Gauss–Hermite nodes in κ.")] = 32,
-    fmt: FormatOpt = "table",
-    out: OutOpt = None,
-) -> None:
+@command(
+    param(
+        "matrix",
+        Annotated[str, typer.Option("--matrix", help="weights (W1^T W1, N×N) or ck ((1/n) F^T F, N×N).")],
+        "ck",
+    ),
+    param(
+        "protocol",
+        Annotated[str, typer.Option("--protocol", help="ba (Ba et al.) or cui (Cui et al.).")],
+        "ba",
+    ),
+    param(
+        "regime",
+        Annotated[
+            str, typer.Option("--regime", help="ba only: small (η = Θ(1)) or large (η = c√N, --eta is c).")
+        ],
+        "small",
+    ),
+    opt("student", "tanh"),
+    opt("teacher", "tanh"),
+    opt("center", True),
+    grid("psi1", "2", "ba: ψ1 = n/d"),
+    grid("psi2", "1.5", "ba: ψ2 = N/d"),
+    grid("eta", "5", "ba: learning rate η (small) or c of η = c√N (large)"),
+    param("alpha", str, grid_option("2", "cui: α = n/d of the CK data", "--alpha")),
+    param("beta", str, grid_option("1", "cui: β = p/d (width)", "--beta")),
+    param("eta_tilde", str, grid_option("3", "cui: η̃", "--eta-tilde")),
+    param("alpha0", str, grid_option("2", "cui: α0 = n0/d of the step", "--alpha0")),
+    grid("noise", "0.1", "σ_ε, label-noise standard deviation"),
+    param(
+        "before",
+        Annotated[
+            bool,
+            typer.Option("--before/--after", help="The matrix before the step (W0, random-features CK)."),
+        ],
+        False,
+    ),
+    param(
+        "equivalence",
+        Annotated[
+            str,
+            typer.Option(
+                "--equivalence", help="ck at the large step: conditional (cGET) or gaussian (GE hypothesis)."
+            ),
+        ],
+        "conditional",
+    ),
+    param(
+        "width",
+        Annotated[
+            str | None, typer.Option("--width", help="large step: N for the outlier locations, or inf.")
+        ],
+        None,
+    ),
+    param(
+        "d",
+        Annotated[
+            str | None, typer.Option("--d", help="large step: N = round(ψ2·d) for the outlier locations.")
+        ],
+        None,
+    ),
+    param(
+        "x",
+        Annotated[
+            str | None,
+            typer.Option("--x", help="density grid, e.g. 0:5:1001 (default: --points over the support)."),
+        ],
+        None,
+    ),
+    param(
+        "points", Annotated[int, typer.Option("--points", help="points of the default density grid.")], 1000
+    ),
+    param(
+        "types",
+        Annotated[
+            int, typer.Option("--types", help="large step (ba): readout types (Gauss–Hermite nodes in u).")
+        ],
+        8,
+    ),
+    param(
+        "kappa_nodes",
+        Annotated[int, typer.Option("--kappa-nodes", help="large step: Gauss–Hermite nodes in κ.")],
+        32,
+    ),
+    opt("fmt"),
+    opt("out"),
+)
+def spectrum_command(fmt: str, out, **options) -> None:
     """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W1^T W1 or the CK."""
-    result = compute(api.spectrum, fmt, out, notes="", matrix=matrix, protocol=protocol, regime=regime,
-                     student=student, teacher=teacher, center=center, psi1=psi1, psi2=psi2, eta=eta, alpha=alpha,
-                     beta=beta, eta_tilde=eta_tilde, alpha0=alpha0, noise=noise, before=before,
-                     equivalence=equivalence, width=width, d=d, x=x, points=points, types=types,
-                     kappa_nodes=kappa_nodes)
+    from ...api import spectra as api
+
+    result = compute(api.spectrum, fmt, out, notes="", **options)
     for sp in result.meta["spectra"]:
         for note in sp.get("notes", []):
             typer.echo(f"note: {note}", err=True)

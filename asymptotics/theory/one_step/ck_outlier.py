@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ...errors import ConvergenceError
 from ...random_matrix import mp_edges, mp_stieltjes, mp_stieltjes_derivative
@@ -73,6 +72,8 @@ def outlier_map_derivative(ell, model: OneStepModel, psi1, psi2):
 
 def _critical_spike(model, psi1, psi2) -> tuple[float, SolverResult]:
     """ℓ_c > sup supp H with x'(ℓ_c) = 0 (bracketed: x' → −∞ at the edge, → 1 at infinity)."""
+    from scipy.optimize import brentq
+
     top = model.mu1**2 * mp_edges(psi2)[1] + model.mu2_sq
     lo = top * (1 + 1e-12) + 1e-300
 
