@@ -16,7 +16,7 @@ from ...solvers import SolverResult
 from ...solvers.result import SINGULAR
 from .mapping import SpikedRFParameters
 
-__all__ = ["SpikedRFSolution", "failed_solution", "MIN_STABILITY_MARGIN", "SCALAR_KEYS"]
+__all__ = ["SpikedRFSolution", "failed_solution", "MIN_STABILITY_MARGIN"]
 
 #: smallest accepted 1 − (spectral radius of the variance map): closer to 1 the variances (and
 #: the test error) lose more than ~8 digits to the conditioning of their linear system
