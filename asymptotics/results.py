@@ -227,6 +227,49 @@ def _shown_rows(rows: list[dict], limit: int) -> tuple[list[dict], int]:
     return rows[:half] + rows[-half:], len(rows) - 2 * half
 
 
+_PLAIN = frozenset((float, int, str, bool, type(None)))
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _plain_csv(rows: list[dict]) -> str | None:
+    """The text ``Result.to_csv`` writes through pandas (``DataFrame(rows).to_csv(index=False)``),
+    column by column as pandas types and prints it, for rows whose values are all plain Python
+    scalars (float, int, str, bool, None); ``None`` for anything else (pandas then writes it).
+    Numbers only or with gaps: float64, each printed by its shortest round-trip repr (an int
+    among them as a float, ``7.0``); ints only: as ints; gaps (``None`` or a missing key): empty.
+    A non-finite float is refused as :func:`to_jsonable` refuses it."""
+    if not rows:
+        return None
+    import csv
+
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    columns = []
+    for name in names:
+        vals = [r.get(name) for r in rows]
+        kinds = set(map(type, vals))
+        if not kinds <= _PLAIN:
+            return None
+        if float in kinds:
+            for v in vals:
+                if type(v) is float and not math.isfinite(v):
+                    raise ValueError(f"refusing to write a non-finite number ({v}) to a result")
+        if int in kinds and any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in vals):
+            return None
+        if kinds == {int}:
+            columns.append([str(v) for v in vals])
+        elif kinds <= {int, float, type(None)} and kinds != {type(None)}:
+            # float64 (None → NaN → empty); the csv module prints a float by repr, which is
+            # numpy's shortest round-trip string of a float64
+            columns.append(["" if v is None else float(v) for v in vals])
+        else:  # bool, str, mixed or empty: each value as the csv module prints it
+            columns.append(["" if v is None else v for v in vals])
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(names)
+    writer.writerows(zip(*columns, strict=True))
+    return buf.getvalue()
+
+
 @dataclass(repr=False)
 class Result:
     """Rows of computed values with their metadata (and the default columns of its table).
@@ -426,6 +469,9 @@ class Result:
         return json.dumps({"meta": to_jsonable(self.meta), "rows": to_jsonable(self.rows)}, indent=indent)
 
     def to_csv(self) -> str:
+        text = _plain_csv(self.rows)  # rows of plain Python scalars (the usual case): no pandas
+        if text is not None:
+            return text
         buf = io.StringIO()
         self._table_frame().to_csv(buf, index=False)  # shortest round-trip repr of each float
         return buf.getvalue()

@@ -177,20 +177,28 @@ def ratio(base, mine):
     return base[1] / mine[1]
 
 
-def cli_time(args, env):
-    """(wall, CPU of the child) seconds of one ``asymptotics theory large-step`` call."""
+def cli_time(args, env, reps=3):
+    """(wall, CPU of the child) seconds of an ``asymptotics theory large-step`` call, end to end (start-up,
+    imports, solve, csv written): the medians of ``reps`` calls (NaN when it fails)."""
     import resource
+    import statistics
+    import tempfile
 
     exe = Path(sys.executable).with_name("asymptotics")
-    cmd = [str(exe), "theory", "large-step", *args, "--format", "json"]
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    dt = time.perf_counter() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        return (math.nan, math.nan)
-    return (dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-ls-cli-") as tmp:
+        cmd = [str(exe), "theory", "large-step", *args, "--format", "csv", "--out", str(Path(tmp) / "out.csv")]
+        for _ in range(reps):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            dt = time.perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if p.returncode != 0:
+                return (math.nan, math.nan)
+            walls.append(dt)
+            cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+    return (statistics.median(walls), statistics.median(cpus))
 
 
 COLD_CHILD = """
@@ -336,6 +344,13 @@ def main(argv=None) -> None:
             cli.append((label, cli_time(grid_args + extra, env)))
         cli.append(("one point, checks", cli_time(["--student", "erf", "--teacher", "erf", "--psi2", "2", "--noise",
                                                   "0.1", "--psi1", "8", "--lam", "1e-3"], env)))
+        issue = ["--student", "erf", "--teacher", "erf", "--psi2", "2", "--noise", "0.1",
+                 "--psi1", "0.5,1,1.5,2,2.5,3,3.5,4,4.5,5", "--lam", "0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2,0.5,1"]
+        cli.append(("issue 15's 10 × 10 grid (ψ1 0.5…5, λ 1e-3…1), checks", cli_time(issue, env)))
+        if a.big:
+            big = ["--student", "erf", "--teacher", "erf", "--psi2", "2", "--noise", "0.1",
+                   "--psi1", f"log:2:32:{a.big}", "--lam", f"log:1e-4:1e-1:{a.big}"]
+            cli.append((f"{a.big} × {a.big} grid, checks", cli_time(big, env, reps=1)))
 
     cold = None if a.no_cold else cold_compile(dict(os.environ))
 
@@ -383,8 +398,9 @@ def main(argv=None) -> None:
               f"{fmt(tuple(c1['second']))}. A second process on that cache: import {fmt(tuple(c2['import_']))}, "
               f"first point {fmt(tuple(c2['first']))} (machine code loaded from disk)."]
     if cli:
-        L += ["", f"Command line (`asymptotics theory large-step`, {a.n} × {a.n} (ψ1, λ) grid, on-disk caches warm, "
-              "one point per call of the library):", ""]
+        L += ["", f"Command line (`asymptotics theory large-step … --format csv --out FILE`, end to end in a fresh "
+              f"process with the on-disk caches warm, medians of 3 calls (the larger grid: 1 call); {a.n} × {a.n} "
+              "(ψ1, λ) grid unless said; the grid's rows run on numba's threads):", ""]
         L += [f"- {label}: {fmt(t)}" for label, t in cli]
     L += [
         "",

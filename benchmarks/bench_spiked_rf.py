@@ -19,7 +19,7 @@ Each row also gives the residual of both and the largest relative difference of 
 (must be ≤ 1e-10). The numpy grid is timed on ``--grid-rows`` η̃ rows and extrapolated to 100 (its cost
 per row is nearly constant) — said so in the output.
 
-Run: ``python benchmarks/bench_spiked_rf.py [--grid-rows 5] [--write]`` (``--write`` updates
+Run: ``python benchmarks/bench_spiked_rf.py [--grid-rows 5] [--no-cli] [--no-startup] [--write]`` (``--write`` updates
 benchmarks/results/spiked_rf.md, keeping its theory-vs-simulation section;
 ``--validation FILE`` replaces that section from ``asymptotics validate --family spiked_rf --format json``).
 """
@@ -256,6 +256,35 @@ def measure_startup():
     return out
 
 
+CLI_GRID = ["theory", "srf", "--student", "tanh", "--teacher", "tanh", "--alpha", "log:0.1:10:100", "--eta-tilde",
+            "0:10:100", "--alpha0", "1", "--beta", "1", "--lam", "0.01", "--format", "csv"]
+
+
+def measure_cli(reps=3):
+    """The 100 × 100 phase diagram by the command line, end to end in a fresh process (start-up, imports, tables,
+    the compiled grid, 10⁴ rows written as csv) with the on-disk caches warm (one call first): the medians of
+    ``reps`` calls, wall and CPU (of the child) seconds."""
+    import resource
+    import statistics
+    import subprocess
+    import sys
+    import tempfile
+
+    exe = Path(sys.executable).with_name("asymptotics")
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-srf-cli-") as tmp:
+        cmd = [str(exe), *CLI_GRID, "--out", str(Path(tmp) / "grid.csv")]
+        subprocess.run(cmd, capture_output=True, check=True)                # warm the on-disk caches
+        for _ in range(reps):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, check=True)
+            walls.append(time.perf_counter() - t0)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "reps": reps}
+
+
 def report(rows, load_before, load_after, grid_rows) -> str:
     def ms(x):
         return f"{x * 1e3:.2f} ms" if x < 1 else f"{x:.2f} s"
@@ -299,6 +328,14 @@ def report(rows, load_before, load_after, grid_rows) -> str:
         "",
         f"Run: `python benchmarks/bench_spiked_rf.py --grid-rows {grid_rows}`",
     ]
+    if "cli" in rows:
+        cli = rows["cli"]
+        lines[-1:-1] = [
+            f"Command line, the same 100 × 100 phase diagram end to end (`asymptotics {' '.join(CLI_GRID)} --out "
+            f"FILE`: a fresh process, imports, tables, the compiled grid, 10⁴ csv rows; on-disk caches warm; medians "
+            f"of {cli['reps']} calls): {ms(cli['wall'])} ({ms(cli['cpu'])} CPU).",
+            "",
+        ]
     if "startup" in rows:
         cold, warm = rows["startup"]["cold"], rows["startup"]["warm"]
         lines[-1:-1] = [
@@ -354,11 +391,14 @@ def main(argv=None):
     ap.add_argument("--write", action="store_true", help="update benchmarks/results/spiked_rf.md")
     ap.add_argument("--no-startup", action="store_true",
                     help="skip the start-up rows (a fresh process on an empty, then a filled cache: about a minute)")
+    ap.add_argument("--no-cli", action="store_true", help="skip the command-line row (four fresh processes)")
     ap.add_argument("--validation", type=Path, default=None,
                     help="a JSON written by `asymptotics validate --family spiked_rf --format json --out FILE`")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()[0]
     rows = measure(args.grid_rows, args.repeats)
+    if not args.no_cli:
+        rows["cli"] = measure_cli()
     if not args.no_startup:
         rows["startup"] = measure_startup()
     text = report(rows, load_before, os.getloadavg()[0], args.grid_rows)

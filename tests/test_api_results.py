@@ -162,3 +162,31 @@ def test_degenerate_inputs_warn_once_and_are_recorded(capsys):
     assert main(["theory", "alignment", "--student", "he2", "--eta", "1,2", "--format", "json"]) == 0
     err = capsys.readouterr().err
     assert all(f"warning: {m}" in err for m in r.meta["warnings"])
+
+
+def test_csv_without_pandas_is_what_pandas_writes():
+    """Rows of plain scalars are written without pandas, byte for byte as
+    ``pandas.DataFrame(rows).to_csv(index=False)`` writes them (the reference): int, float,
+    mixed and gapped columns, bools, strings that need quoting, missing keys."""
+    import io
+    import random
+
+    pd = pytest.importorskip("pandas")
+    from asymptotics.results import _plain_csv, to_jsonable
+
+    pool = [None, 0, 1, -7, 2**40, 0.0, -0.0, 0.1, 1e16, 1e-5, 1e-4, 123456789012345.67, 5e-324,
+            1.7976931348623157e308, 9999999999999998.0, 7.0, True, False, "converged", "a,b", 'q"x', "two\nlines", "",
+            "inf"]
+    rng = random.Random(20261202)
+    for _ in range(1500):
+        names = [f"c{i}" for i in range(rng.randint(1, 4))]
+        rows = [{n: rng.choice(pool[:16] if rng.random() < 0.5 else pool) for n in names if rng.random() > 0.15}
+                for _ in range(rng.randint(1, 5))]
+        if not any(rows):
+            continue
+        buf = io.StringIO()
+        pd.DataFrame(to_jsonable(rows)).to_csv(buf, index=False)
+        assert _plain_csv(rows) == buf.getvalue() == Result(rows).to_csv(), rows
+    assert _plain_csv([{"a": np.float64(1.0)}]) is None and _plain_csv([{"a": [1, 2]}]) is None   # pandas writes these
+    with pytest.raises(ValueError, match="non-finite"):
+        Result([{"a": math.inf}]).to_csv()

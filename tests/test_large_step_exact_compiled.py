@@ -145,6 +145,16 @@ def test_grid_equals_the_single_point_calls():
     assert len(rows) == 8 and rows[1]["width"] == 2000.0 and rows[2]["lam"] == 3e-2
 
 
+def test_grid_on_threads_equals_one_thread():
+    psi1, lam = [2.0, 4.0, 8.0], [1e-3, 3e-2]
+    one = gaussian_readout_risk_grid("erf", "erf", psi1, lam, psi2=2.0, noise=0.1, continuation=False)
+    done = []
+    two = gaussian_readout_risk_grid("erf", "erf", psi1, lam, psi2=2.0, noise=0.1, continuation=False, workers=2,
+                                     progress=lambda d, t: done.append((d, t)))
+    assert done == [(2, 6), (4, 6), (6, 6)]
+    assert two.rows() == one.rows()                                          # every field, bit for bit
+
+
 def test_grid_reports_failed_points_and_bad_input():
     from asymptotics.errors import ParameterError
 

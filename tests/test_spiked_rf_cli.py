@@ -106,3 +106,22 @@ def test_srf_width_option_against_the_simulation(capsys):
     assert abs(rows[0]["test_error_infinite"] - mean) > 20 * se
     assert rows[0]["test_error_infinite"] == rows[1]["test_error_infinite"]
     assert all(r["status"] == "converged" and math.isfinite(r["residual"]) for r in rows)
+
+
+def test_srf_rows_of_the_compiled_grid_equal_the_solution_rows(monkeypatch):
+    """The rows built from the compiled grid's arrays (no solution object per converged point)
+    are those built from the solution objects: same keys in the same order, same values."""
+    import asymptotics.api.srf as srf
+
+    kw = dict(alpha=[0.5, 3.0, 1.5], eta_tilde=[0.0, 2.0], alpha0=[1.0, "inf"], lam=[0.0, 0.01], noise=[0.0, 0.1],
+              on_failure="mark", progress=False)
+    fast = srf.spiked_rf(**kw)
+    monkeypatch.setattr(srf, "_grid_rows", lambda grid, spec: [(s, []) for s in grid.solutions()])
+    slow = srf.spiked_rf(**kw)
+    assert 0 < fast.meta["failed"] == slow.meta["failed"] < len(fast.rows)
+    assert [list(r.items()) for r in fast.rows] == [list(r.items()) for r in slow.rows]
+    srf_kw = {**kw, "c": [1.0, 2.0], "r": 1.0, "gamma": 0.5, "eta_tilde": None, "alpha0": None}   # the sRF model
+    slow = srf.spiked_rf(**srf_kw)
+    monkeypatch.undo()
+    fast = srf.spiked_rf(**srf_kw)
+    assert [list(r.items()) for r in fast.rows] == [list(r.items()) for r in slow.rows]

@@ -233,6 +233,20 @@ def test_grid_equals_curves_and_reference_values():
     np.testing.assert_allclose(g.test_error[2, 0, 1], [0.0325, 0.0463, 0.0379], atol=5e-5)
 
 
+def test_grid_point_values_are_those_of_the_solutions():
+    """The per-point arrays a large grid's rows are built from equal the solution objects' rows
+    (every converged point; failed ones have no numbers and keep their solution object)."""
+    m = channel_model(cui_to_srf(1.0, 1.0, "tanh", "tanh"), "tanh", "tanh")
+    g = spiked_rf_grid([m], [0.5, 3.0, 1.5], [1.0, 2.0], [0.0, 0.01])
+    assert not g.converged.all() and g.converged.any()
+    vals = g.point_values()
+    for idx in zip(*np.nonzero(g.converged), strict=True):
+        row = g.solution(*idx).as_dict()
+        for key, arr in vals.items():
+            v = arr[idx].item()
+            assert v == row[key] and type(v) is type(row[key]), key
+
+
 def test_phase_diagram_contours():
     pd = phase_diagram([0.5, 1.5, 3.0, 300.0], [0.0, 5.0], alpha0=1.0, lam=0.01)
     assert pd.test_error.shape == (2, 4) and pd.converged.all()

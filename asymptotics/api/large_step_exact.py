@@ -102,8 +102,12 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
     The points are grouped by (ψ2, σ_ε, c) (a width from ``d`` depends on ψ2 only) and each group
     is one call of the compiled grid solver
     :func:`~asymptotics.theory.large_step.gaussian_readout.gaussian_readout_risk_grid` per type
-    count, every point started cold (``continuation=False``: the numbers of the single-point call).
+    count, every point started cold (``continuation=False``: the numbers of the single-point call),
+    its rows (values of ψ1) on numba's threads (``NUMBA_NUM_THREADS``; the numbers do not depend
+    on it).
     """
+    from numba import get_num_threads
+
     from ..theory.large_step.gaussian_readout import gaussian_readout_risk_grid, width_from_dimension
 
     groups: dict = {}
@@ -134,7 +138,8 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
                                            readout_values=spec.readout_values,
                                            readout_proportions=spec.readout_proportions,
                                            kappa_nodes=spec.kappa_nodes, tol=spec.tol, check=spec.check,
-                                           continuation=False, on_failure="return", progress=advance)
+                                           continuation=False, on_failure="return", progress=advance,
+                                           workers=get_num_threads())
             for i, a in enumerate(p1s):
                 for j, b in enumerate(lams):
                     solved[(a, p2, b, nz, cc, K)] = g.results[i][j]

@@ -33,6 +33,7 @@ from ..results import Columns, Result, base_meta
 from .errors import option
 from .grid import product, values
 from .progress import Progress
+from .srf import readout_parts
 
 __all__ = ["simulate", "config_options", "table_columns", "MAX_SEEDS", "MAX_TEST", "MAX_POINTS", "MAX_TASKS",
            "MAX_WORKERS", "PROTOCOL_GRIDS"]
@@ -74,19 +75,11 @@ def table_columns(measure: tuple[str, ...], protocol: str) -> Columns:
 def _readout(readout):
     """``"VALUES[:PROPORTIONS]"``, a list of values or ``(values, proportions)`` → (values,
     proportions) with equal proportions when omitted; ``None`` stays ``None``."""
-    if readout is None or (isinstance(readout, str) and not readout.strip()):
-        return None
     name = option("readout")
-    if isinstance(readout, str):
-        parts = readout.split(":")
-        if len(parts) > 2:
-            raise ParameterError(name, readout, "VALUES or VALUES:PROPORTIONS, e.g. 0.3,1.7:0.5,0.5")
-        vals = tuple(values(name, parts[0]))
-        props = tuple(values(name, parts[1])) if len(parts) == 2 else None
-    elif isinstance(readout, tuple) and len(readout) == 2 and all(isinstance(p, (list, tuple)) for p in readout):
-        vals, props = tuple(values(name, list(readout[0]))), tuple(values(name, list(readout[1])))
-    else:
-        vals, props = tuple(values(name, readout)), None
+    parts = readout_parts(readout, lambda part, text: tuple(values(name, text)))
+    if parts is None:
+        return None
+    vals, props = parts
     return vals, props if props is not None else tuple(1.0 / len(vals) for _ in vals)
 
 

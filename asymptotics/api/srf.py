@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ParameterError
-from ..grids import parse_values
 from ..memory import check_memory
 from ..params import check_int
 from ..results import Columns, Result, base_meta, record
@@ -30,13 +29,30 @@ from .errors import check_on_failure, option, point_error
 from .grid import product, values
 from .progress import Progress
 
-__all__ = ["spiked_rf", "solve_grid", "SRFGrid", "parse_readout", "finite_d_memory", "MAX_POINTS", "TABLE"]
+__all__ = ["spiked_rf", "solve_grid", "SRFGrid", "parse_readout", "readout_parts", "finite_d_memory", "MAX_POINTS", "TABLE"]
 
 #: Most points of one computation (each solves a fixed point: about 3 ms a point on one core).
 MAX_POINTS = 20_000
 #: The table's default columns (every column of the result stays in csv/json/parquet).
 TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam", "alpha", "width"),
                 ("test_error", "test_error_infinite", "train_error", "r", "c", "gamma", "status"))
+
+
+def readout_parts(readout, parse):
+    """The parts of a readout given as ``"VALUES[:PROPORTIONS]"`` (``"0.3,1.7:0.5,0.5"``), a list
+    of values or ``(values, proportions)``: ``(values, proportions)``, each part read by
+    ``parse(part, text)`` (``part`` is ``"values"`` or ``"proportions"``), proportions ``None``
+    when omitted; ``None`` for the uniform readout (``None`` or an empty string)."""
+    if readout is None or (isinstance(readout, str) and not readout.strip()):
+        return None
+    if isinstance(readout, str):
+        parts = readout.split(":")
+        if len(parts) > 2:
+            raise ParameterError(option("readout"), readout, "VALUES or VALUES:PROPORTIONS, e.g. 0.3,1.7:0.5,0.5")
+        return parse("values", parts[0]), parse("proportions", parts[1]) if len(parts) == 2 else None
+    if isinstance(readout, tuple) and len(readout) == 2 and all(isinstance(p, (list, tuple)) for p in readout):
+        return parse("values", list(readout[0])), parse("proportions", list(readout[1]))
+    return parse("values", readout), None
 
 
 def parse_readout(readout):
@@ -50,17 +66,7 @@ def parse_readout(readout):
     if isinstance(readout, ReadoutTypes):
         return readout
     name = option("readout")
-    if isinstance(readout, str):
-        parts = readout.split(":")
-        if len(parts) > 2:
-            raise ParameterError(name, readout, "VALUES or VALUES:PROPORTIONS, e.g. 0.3,1.7:0.5,0.5")
-        vals = parse_values(f"{name} values", parts[0])
-        props = parse_values(f"{name} proportions", parts[1]) if len(parts) == 2 else None
-        return readout_types(vals, props)
-    if isinstance(readout, tuple) and len(readout) == 2 and all(isinstance(p, (list, tuple)) for p in readout):
-        return readout_types(parse_values(f"{name} values", list(readout[0])),
-                             parse_values(f"{name} proportions", list(readout[1])))
-    return readout_types(values(f"{name} values", readout), None)
+    return readout_types(*readout_parts(readout, lambda part, text: values(f"{name} {part}", text)))
 
 
 def finite_d_memory(d: int, p: int) -> int:
@@ -108,6 +114,13 @@ def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
     (continuation along α inside compiled code, curves on threads); readout types or a sampled
     bulk (``finite_d``): one continuation along α per (model, β, λ).
     """
+    return _solve(spec, step, rows=False)
+
+
+def _solve(spec: SRFGrid, step, rows: bool) -> list:
+    """:func:`solve_grid`; with ``rows`` (no widths), each point of the compiled grid that has a
+    solution comes back as its finished row (:func:`_row`) instead of ``(solution, finite)``: a
+    large grid then needs no solution object per point."""
     from ..theory.spiked_rf import channel_model, cui_to_srf, sample_spectrum, spiked_rf_curve, srf_parameters
 
     models = []
@@ -119,6 +132,8 @@ def solve_grid(spec: SRFGrid, step=lambda n=1: None) -> list:
         models.append((params, channel_model(params, spec.student, spec.teacher, mp["noise"])))
     if spec.finite_d is None and all(m.K == 1 for _, m in models):
         grid = _compiled_grid([m for _, m in models], spec, step)
+        if grid is not None and rows and not spec.widths:
+            return _grid_rows(grid, spec)
         if grid is not None:
             sols, k = grid.solutions(on_failure="return"), 0
             out = []
@@ -160,6 +175,41 @@ def _compiled_grid(models, spec: SRFGrid, step):
         return spiked_rf_grid(models, spec.alphas, spec.betas, spec.lams, tol=spec.tol, progress=advance)
     except ParameterError:
         return None
+
+
+def _grid_rows(grid, spec: SRFGrid) -> list:
+    """The points of the compiled ``grid`` in order: the row of each point with a solution (the
+    row of its model's first such point, :func:`_row`, with the values that vary from point to
+    point, :meth:`~asymptotics.theory.spiked_rf.grid.SpikedRFGrid.point_values`), or
+    ``(solution, [])`` where there is none."""
+    import numpy as np
+
+    values_of = grid.point_values()
+    keys = tuple(values_of)
+    cols = []
+    for arr in values_of.values():
+        col = np.ascontiguousarray(arr).reshape(-1).tolist()
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():  # as results.scalar: non-finite → None
+            col = [v if math.isfinite(v) else None for v in col]
+        cols.append(col)
+    ok = grid.converged.reshape(-1).tolist()
+    M, B, L, A = grid.shape
+    per_model = B * L * A
+    out = []
+    template = None
+    for n, vals in enumerate(zip(*cols, strict=True)):
+        i, rest = divmod(n, per_model)
+        if rest == 0:
+            template = None
+        if not ok[n]:
+            out.append((grid.solution(i, *np.unravel_index(rest, (B, L, A))), []))
+            continue
+        if template is None:
+            template = _row(spec.models[i], grid.solution(i, *np.unravel_index(rest, (B, L, A))), spec.srf_mode)
+        row = template.copy()
+        row.update(zip(keys, vals, strict=True))
+        out.append(row)
+    return out
 
 
 def _finite_widths(model, sol, spec: SRFGrid) -> list:
@@ -287,10 +337,14 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
                    models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0),
                    widths)
     with Progress(len(models) * len(betas) * len(lams), "theory srf", progress) as bar:
-        sols = solve_grid(spec, bar.advance)
+        sols = _solve(spec, bar.advance, rows=True)
     rows, n_failed = [], 0
     keys = [(mp, b, lm) for mp in models for b in betas for lm in lams]
-    for k, (sol, finite) in enumerate(sols):
+    for k, item in enumerate(sols):
+        if isinstance(item, dict):  # a solved point of the compiled grid: its row is ready
+            rows.append(item)
+            continue
+        sol, finite = item
         mp, b, lm = keys[k // len(alphas)]
         row = _row(mp, sol, srf_mode)
         point = {**{n: v for n, v in mp.items()}, "beta": b, "lam": lm, "alpha": sol.alpha}

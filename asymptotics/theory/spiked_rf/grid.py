@@ -35,7 +35,7 @@ from .channel import ChannelModel
 from .compiled import kernel_tables, point_solution, solver_options
 from .kernels import solver_kernels
 from .priors import MarchenkoPastur
-from .solution import SpikedRFSolution
+from .solution import SCALAR_KEYS, SpikedRFSolution
 
 __all__ = ["SpikedRFGrid", "spiked_rf_grid"]
 
@@ -78,6 +78,25 @@ class SpikedRFGrid:
         :func:`~.fixed_point.solve_spiked_rf` would return it)."""
         return point_solution(self.models[i], float(self.alphas[a]), float(self.betas[j]), float(self.lams[k]),
                               MarchenkoPastur(), self.rows[i, j, k, a], self.irows[i, j, k, a], on_failure)
+
+    def point_values(self) -> dict[str, np.ndarray]:
+        """The quantities of :meth:`SpikedRFSolution.as_dict` that vary from point to point, as
+        arrays ``[model, beta, lam, alpha]`` under the row names (``alpha, beta, lam, test_error,
+        train_error``, the order parameters ``V1 … psihat``, ``iterations, residual,
+        stability_margin``): at every point where :attr:`converged` is True, element for element
+        the values of ``solution(i, j, k, a).as_dict()`` (elsewhere meaningless). A large grid's
+        rows are built from these without a solution object per point."""
+        k = solver_kernels()
+        M, B, L, A = self.shape
+        out = {"alpha": np.broadcast_to(self.alphas, (M, B, L, A)),
+               "beta": np.broadcast_to(self.betas[:, None, None], (M, B, L, A)),
+               "lam": np.broadcast_to(self.lams[:, None], (M, B, L, A)),
+               "test_error": self.rows[..., k.OUT_TEST], "train_error": self.rows[..., k.OUT_TRAIN]}
+        for name, key in SCALAR_KEYS:  # the kernel's row index of each order parameter
+            out[key] = self.rows[..., getattr(k, "OUT_" + name.upper())]
+        out.update(iterations=self.irows[..., 1], residual=self.rows[..., k.OUT_RESIDUAL],
+                   stability_margin=self.rows[..., k.OUT_MARGIN])
+        return out
 
     def solutions(self, on_failure: str = "return") -> list[SpikedRFSolution]:
         """Every solution, model-major then β, λ, α (the order of a nested loop)."""

@@ -24,7 +24,7 @@ MIN_STABILITY_MARGIN = 1e-8
 
 
 #: order-parameter fields and their row names for one readout type (Q1 → q1, Q2 → q2, Q1hat → q1hat)
-_SCALAR_KEYS = (("V1", "V1"), ("V2", "V2"), ("Q1", "q1"), ("Q2", "q2"), ("m", "m"), ("t", "t"), ("psi", "psi"),
+SCALAR_KEYS = (("V1", "V1"), ("V2", "V2"), ("Q1", "q1"), ("Q2", "q2"), ("m", "m"), ("t", "t"), ("psi", "psi"),
                 ("V1hat", "V1hat"), ("V2hat", "V2hat"), ("Q1hat", "q1hat"), ("q2hat", "q2hat"), ("that", "that"),
                 ("psihat", "psihat"))
 
@@ -92,8 +92,8 @@ class SpikedRFSolution:
     def order_parameters(self) -> dict:
         """The order parameters, scalars for K = 1 and nested lists otherwise."""
         if self.K == 1:
-            return {key: float(np.asarray(getattr(self, n)).flat[0]) for n, key in _SCALAR_KEYS}
-        return {n: np.asarray(getattr(self, n)).tolist() for n, _ in _SCALAR_KEYS}
+            return {key: float(np.asarray(getattr(self, n)).flat[0]) for n, key in SCALAR_KEYS}
+        return {n: np.asarray(getattr(self, n)).tolist() for n, _ in SCALAR_KEYS}
 
     def as_dict(self) -> dict:
         """A flat row: errors, (r, c, γ), order parameters and solver status (errors are None

@@ -139,9 +139,14 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
             if progress is not None:
                 progress((i + 1) * l_axis.size, total)
     else:
-        with ThreadPoolExecutor(max_workers=min(workers, p_axis.size)) as pool:
-            futures = {pool.submit(row, p1): i for i, p1 in enumerate(p_axis)}
-            for done, fut in enumerate(as_completed(futures), start=1):
+        # the first row in this thread: it loads (and on a cold cache compiles) the kernels and the
+        # generated modules once, before the threads need them
+        rows[0] = row(p_axis[0])
+        if progress is not None:
+            progress(l_axis.size, total)
+        with ThreadPoolExecutor(max_workers=min(workers, p_axis.size - 1)) as pool:
+            futures = {pool.submit(row, p1): i for i, p1 in enumerate(p_axis) if i > 0}
+            for done, fut in enumerate(as_completed(futures), start=2):
                 rows[futures[fut]] = fut.result()
                 if progress is not None:
                     progress(done * l_axis.size, total)
