@@ -167,3 +167,31 @@ def test_docstring_examples_run():
     for mod in (printing, expressions, modules, templates, lowering, solvers, config, fp, newton, result):
         failed, tried = doctest.testmod(mod)
         assert failed == 0 and tried > 0, mod.__name__
+
+
+def test_generated_module_is_never_seen_half_initialised_by_another_thread(tmp_path, monkeypatch):
+    """Two threads loading the same new module at once: the second waits for the first to finish
+    executing it instead of taking the half-initialised module from ``sys.modules`` (the race the
+    threaded large-step grid met)."""
+    import threading
+    import time
+
+    from asymptotics.codegen.modules import load_generated_module
+
+    monkeypatch.setenv("ASYMPTOTICS_CACHE_DIR", str(tmp_path))
+    source = f"import time\ntime.sleep(0.5)\nVALUE = 42  # {tmp_path.name}\n"
+    seen, errors = [], []
+
+    def load():
+        try:
+            seen.append(load_generated_module(source, "race_probe").VALUE)
+        except Exception as exc:  # an AttributeError on the half-initialised module
+            errors.append(exc)
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for t in threads:  # the later threads arrive while the first one executes the module
+        t.start()
+        time.sleep(0.05)
+    for t in threads:
+        t.join()
+    assert not errors and seen == [42] * 4

@@ -34,6 +34,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -83,6 +84,10 @@ def header(origin: str, notes: Sequence[str] = (), imports: Sequence[str] = ()) 
     return "\n".join(lines) + "\n"
 
 
+_LOAD_LOCK = threading.RLock()
+_LOADED = "__asymptotics_loaded__"
+
+
 def load_generated_module(source: str, prefix: str, sub: str = "generated") -> ModuleType:
     """Write ``source`` to ``<cache>/<sub>/<prefix>_<hash>.py`` (once) and import it.
 
@@ -92,19 +97,27 @@ def load_generated_module(source: str, prefix: str, sub: str = "generated") -> M
     """
     name = f"{prefix}_{source_hash(source)}"
     modname = f"asymptotics_generated.{name}"
-    if modname in sys.modules:
-        return sys.modules[modname]
-    path = cache_dir(sub) / f"{name}.py"
-    if not path.exists() or path.read_text() != source:
-        write_text(path, source, create_parents=True, name="cache file")
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(modname, None)
-        raise
+    module = sys.modules.get(modname)
+    if module is not None and getattr(module, _LOADED, False):
+        return module
+    # One loader at a time: a module is in sys.modules while it executes (a generated module may
+    # load another one, hence re-entrant), and another thread must not take it half-initialised.
+    with _LOAD_LOCK:
+        module = sys.modules.get(modname)
+        if module is not None:
+            return module
+        path = cache_dir(sub) / f"{name}.py"
+        if not path.exists() or path.read_text() != source:
+            write_text(path, source, create_parents=True, name="cache file")
+        spec = importlib.util.spec_from_file_location(modname, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(modname, None)
+            raise
+        setattr(module, _LOADED, True)
     return module
 
 
