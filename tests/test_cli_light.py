@@ -1,6 +1,7 @@
 """The command line's light paths stay light: ``--help``, ``activation tanh`` and a one-step
-theory call import neither matplotlib nor scipy.optimize, and ``--help`` not the theory, sympy or
-numba either (checked in a fresh interpreter through ``sys.modules``; timings live in
+theory call import neither matplotlib nor scipy.optimize, ``--help`` not the theory, sympy or
+numba either, and a one-step call with built-in activations whose constants are cached neither
+sympy nor numba (checked in a fresh interpreter through ``sys.modules``; timings live in
 ``benchmarks/bench_cli.py``, not here)."""
 
 from __future__ import annotations
@@ -88,8 +89,12 @@ def test_light_commands_import_no_optimizer_or_plotting(argv, tmp_path):
         assert name not in mods, f"asymptotics {' '.join(argv)} imports {name}"
 
 
-def test_a_one_step_call_with_cached_constants_imports_no_numba(tmp_path):
-    argv = ["theory", "alignment", "--student", "tanh", "--teacher", "tanh", "--eta", "3", "--format", "json"]
-    _modules(argv, tmp_path)  # fills the cache (constants of tanh)
-    mods = _modules(argv, tmp_path)
-    assert "numba" not in mods, "a warm one-step call imports numba"
+def test_a_one_step_call_with_cached_constants_imports_no_numba_or_sympy(tmp_path):
+    risk = "theory risk --student tanh --teacher tanh --psi1 2 --psi2 1.5 --lam 1e-3 --eta 3 --format json"
+    alignment = "theory alignment --student tanh --teacher tanh --eta 3 --format json"
+    risk, alignment = risk.split(), alignment.split()
+    _modules(risk, tmp_path)  # fills the cache (constants of tanh)
+    for argv in (risk, alignment):
+        mods = _modules(argv, tmp_path)
+        for name in ("numba", "sympy"):
+            assert name not in mods, f"a warm asymptotics {' '.join(argv)} imports {name}"

@@ -1,6 +1,11 @@
 """The :class:`Activation` object: one sympy expression, its derivatives, compiled kernels and
 Gaussian constants.
 
+An activation is identified by its canonical expression (``sympy.srepr`` of the raw σ; for a
+built-in, the table :data:`~.builtins.CANONICAL`) and its centring. A built-in builds its sympy
+expression only when something symbolic is needed, so a built-in whose constants are in the cache
+is used without importing sympy.
+
 >>> act = activation("tanh")              # centred by default (tanh is odd: nothing changes)
 >>> round(act.constants().mu1, 12)
 0.605705509602
@@ -11,26 +16,31 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from ..errors import ExpressionError, ParameterError, shorten
 from . import constants as _c
 from . import constants_cache
-from .builtins import ALIASES, builtin_expression
-from .lowering import lower_activation
-from .parser import X, parse_expression
+from .builtins import CANONICAL, KINKS, PARITY, TEXT, builtin_name
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 __all__ = ["Activation", "activation", "find_kinks"]
 
 
 def find_kinks(expr: sp.Expr) -> tuple[float, ...]:
     """Real points where ``expr`` is not smooth (arguments of Max/Min/Abs/sign/Heaviside vanish)."""
+    import sympy as sp
+
+    from .parser import X
+
     pts: set[float] = set()
     cands = []
     for node in sp.preorder_traversal(expr):
@@ -63,26 +73,49 @@ class Activation:
 
     Attributes:
         name: the built-in name, or the user expression as given.
-        raw: the uncentred sympy expression in ``x``.
+        canonical: ``sympy.srepr`` of the uncentred expression (what equality, hashing and the
+            constants cache go by).
         centered: whether the centred function σ − μ0 is used.
         builtin: the canonical built-in name, or ``None`` for a user expression.
+        parsed: the parsed user expression (``None`` for a built-in, built on first use).
     """
 
     name: str
-    raw: sp.Expr
+    canonical: str
     centered: bool = True
     builtin: str | None = None
+    parsed: sp.Expr | None = None
 
     # ---- symbolic -------------------------------------------------------------------------
+    @cached_property
+    def raw(self) -> sp.Expr:
+        """The uncentred sympy expression in ``x``."""
+        if self.parsed is not None:
+            return self.parsed
+        from .builtin_expressions import builtin_expression
+
+        return builtin_expression(self.builtin)
+
     @cached_property
     def offset(self) -> float:
         """The constant subtracted by centring: μ0 of the raw function (0 when not centred)."""
         return self.raw_constants().mu0 if self.centered else 0.0
 
     @cached_property
+    def text(self) -> str:
+        """``sympy.sstr`` of the raw expression (for a built-in, the table :data:`~.builtins.TEXT`)."""
+        if self.builtin is not None:
+            return TEXT[self.builtin]
+        import sympy as sp
+
+        return sp.sstr(self.raw)
+
+    @cached_property
     def expr(self) -> sp.Expr:
         """σ as used: the raw expression minus the centring offset."""
         if self.centered and self.offset != 0.0:
+            import sympy as sp
+
             return self.raw - sp.Float(self._offset_exact(), 30)
         return self.raw
 
@@ -96,8 +129,8 @@ class Activation:
 
     @cached_property
     def kinks(self) -> tuple[float, ...]:
-        """Points where σ is not smooth."""
-        return find_kinks(self.raw)
+        """Points where σ is not smooth (for a built-in, the table :data:`~.builtins.KINKS`)."""
+        return KINKS[self.builtin] if self.builtin is not None else find_kinks(self.raw)
 
     @property
     def is_odd(self) -> bool:
@@ -107,6 +140,8 @@ class Activation:
     # ---- compiled and vectorised kernels ---------------------------------------------------
     @cached_property
     def _module(self):
+        from .lowering import lower_activation
+
         return lower_activation(self.expr)
 
     @property
@@ -135,7 +170,11 @@ class Activation:
         This is the one public way for compiled code elsewhere to call an activation.
         """
         module = self._raw_mod if raw else self._module
-        bindings = {"sigma": (module.__name__, "f"), "dsigma": (module.__name__, "df"), "d2sigma": (module.__name__, "d2f")}
+        bindings = {
+            "sigma": (module.__name__, "f"),
+            "dsigma": (module.__name__, "df"),
+            "d2sigma": (module.__name__, "d2f"),
+        }
         origin = f"activation {self.name!r}, centered={self.centered and not raw}"
         return _specialised(Path(template), tuple(sorted(bindings.items())), origin, prefix)
 
@@ -167,6 +206,8 @@ class Activation:
     # ---- Gaussian constants ---------------------------------------------------------------
     @cached_property
     def _raw_mod(self):
+        from .lowering import lower_activation
+
         return lower_activation(self.raw)
 
     @cached_property
@@ -177,7 +218,10 @@ class Activation:
         known to pass. Run before any constant is computed."""
         if self.builtin is not None:
             return {"builtin": self.builtin}
+        import sympy as sp
+
         from .integrability import MomentError, check_gaussian_moments
+        from .parser import X
 
         m = self._raw_mod
         try:
@@ -195,7 +239,7 @@ class Activation:
         if self.centered:
             return activation(self, center=False).raw_constants(method)
         _ = self.moments_check
-        canonical = sp.srepr(self.raw)
+        canonical = self.canonical
         cached = constants_cache.load(canonical, method)
         if cached is not None:
             return cached
@@ -215,11 +259,16 @@ class Activation:
             raise ExpressionError(f"no closed form for the constants of {self.name!r}")
         singular = tuple(self.moments_check.get("singular_points", ()))
         if method == "mpmath":
-            vals = _c.raw_constants(None, None, *self.mpmath(raw=True), self.kinks, "mpmath", singular=singular)
+            vals = _c.raw_constants(
+                None, None, *self.mpmath(raw=True), self.kinks, "mpmath", singular=singular
+            )
             return _c.assemble(self._apply_parity(vals), "mpmath", center=False)
         need_quad = not ("hermite" in closed and "mean_sq_derivative" in closed)
-        vals = (_c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64", singular=singular)
-                if need_quad else {})
+        vals = (
+            _c.raw_constants(m.f_np, m.df_np, None, None, self.kinks, "float64", singular=singular)
+            if need_quad
+            else {}
+        )
         used_closed = bool(closed)
         for key, v in closed.items():
             vals[key] = [float(c) for c in v] if key == "hermite" else float(v)
@@ -231,7 +280,14 @@ class Activation:
 
     @cached_property
     def parity(self) -> int:
-        """+1 for an even raw σ, −1 for an odd one, 0 otherwise (decided symbolically)."""
+        """+1 for an even raw σ, −1 for an odd one, 0 otherwise (decided symbolically; for a
+        built-in, the table :data:`~.builtins.PARITY` of that decision)."""
+        if self.builtin is not None:
+            return PARITY[self.builtin]
+        import sympy as sp
+
+        from .parser import X
+
         if sp.simplify(self.raw.subs(X, -X) + self.raw) == 0:
             return -1
         if sp.simplify(self.raw.subs(X, -X) - self.raw) == 0:
@@ -269,7 +325,7 @@ class Activation:
         """Description with constants, for result metadata."""
         return {
             "name": self.name,
-            "expression": sp.sstr(self.raw),
+            "expression": self.text,
             "centered": self.centered,
             "offset": self.offset,
             **{k: v for k, v in self.constants().as_dict().items() if k != "centered"},
@@ -279,14 +335,18 @@ class Activation:
         return f"Activation({self.name!r}, centered={self.centered})"
 
     def __hash__(self):
-        return hash((self.name, sp.srepr(self.raw), self.centered))
+        return hash((self.name, self.canonical, self.centered))
 
     def __eq__(self, other):
         return (
             isinstance(other, Activation)
             and self.centered == other.centered
-            and sp.srepr(self.raw) == sp.srepr(other.raw)
+            and self.canonical == other.canonical
         )
+
+    def __getstate__(self):
+        """Pickled as its fields only (the compiled modules and other cached values are rebuilt)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def resolve_activation(spec, *, center: bool = True, name: str = "activation") -> Activation:
@@ -296,9 +356,9 @@ def resolve_activation(spec, *, center: bool = True, name: str = "activation") -
     This is the one place where a user's activation is resolved: the CLI, the Python API, the
     theory drivers and the sweeps all call it, so the message is the same everywhere.
     """
-    from .integrability import MomentError
-
-    shown = spec if isinstance(spec, str) else spec.name if isinstance(spec, Activation) else type(spec).__name__
+    shown = (
+        spec if isinstance(spec, str) else spec.name if isinstance(spec, Activation) else type(spec).__name__
+    )
     if isinstance(shown, str) and len(shown) > 60:
         shown = shown[:59] + "…"
     try:
@@ -307,11 +367,14 @@ def resolve_activation(spec, *, center: bool = True, name: str = "activation") -
         return act
     except ParameterError:
         raise
-    except MomentError as exc:
-        detail = str(exc).split(": ", 1)[1] if str(exc).startswith("activation ") else str(exc)
-        raise ParameterError(name, shown, "an activation with finite Gaussian moments E σ(z)², E σ'(z)²",
-                             detail) from None
-    except Exception as exc:  # parse and validation errors, whatever their type
+    except Exception as exc:  # moment, parse and validation errors, whatever their type
+        from .integrability import MomentError
+
+        if isinstance(exc, MomentError):
+            detail = str(exc).split(": ", 1)[1] if str(exc).startswith("activation ") else str(exc)
+            raise ParameterError(
+                name, shown, "an activation with finite Gaussian moments E σ(z)², E σ'(z)²", detail
+            ) from None
         raise ParameterError(name, shown, "a built-in name or a safe expression in x", str(exc)) from None
 
 
@@ -331,14 +394,20 @@ def activation(spec: str | Activation, center: bool = True) -> Activation:
     Centred by default (σ̃ = σ − E σ(z)); ``center=False`` keeps the raw function.
     """
     if isinstance(spec, Activation):
-        return spec if spec.centered == center else Activation(spec.name, spec.raw, center, spec.builtin)
+        if spec.centered == center:
+            return spec
+        return Activation(spec.name, spec.canonical, center, spec.builtin, spec.parsed)
     if not isinstance(spec, str):
         raise ExpressionError(f"an activation must be a name or an expression string, got {spec!r}")
-    expr = builtin_expression(spec)
-    if expr is not None:
-        key = ALIASES.get(spec.strip().lower(), spec.strip().lower())
-        return Activation(key, expr, center, key)
-    return Activation(spec.strip(), parse_expression(spec), center, None)
+    key = builtin_name(spec)
+    if key is not None:
+        return Activation(key, CANONICAL[key], center, key)
+    import sympy as sp
+
+    from .parser import parse_expression
+
+    expr = parse_expression(spec)
+    return Activation(spec.strip(), sp.srepr(expr), center, None, expr)
 
 
 def dual_kernel(act1: Activation, rho, act2: Activation | None = None, method: str = "auto", dps: int = 20):
@@ -380,12 +449,7 @@ def dual_kernel(act1: Activation, rho, act2: Activation | None = None, method: s
                 c = 1 / (2 * mpmath.pi)
 
                 def g(u, w, r=r, s=s, c=c):
-                    return (
-                        (r1(u) - o1)
-                        * (r2(r * u + s * w) - o2)
-                        * c
-                        * mpmath.exp(-(u * u + w * w) / 2)
-                    )
+                    return (r1(u) - o1) * (r2(r * u + s * w) - o2) * c * mpmath.exp(-(u * u + w * w) / 2)
 
                 vals.append(float(mpmath.quad(g, [-mpmath.inf, 0, mpmath.inf], [-mpmath.inf, 0, mpmath.inf])))
         out = np.array(vals)

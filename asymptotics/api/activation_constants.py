@@ -40,7 +40,7 @@ class ActivationResult(Activation):
     def result(self) -> Result:
         """The command's :class:`~asymptotics.results.Result`: one row of Gaussian constants."""
         c = self.constants(self.method)
-        row = {"activation": self.name, "expression": str(self.raw), **record(c)}
+        row = {"activation": self.name, "expression": self.text, **record(c)}
         meta = base_meta(command="activation", offset=self.offset, kinks=list(self.kinks))
         return Result(rows=[row], meta=meta)
 
@@ -90,4 +90,4 @@ def activation(spec, *, center: bool = True, method: str = "auto") -> Activation
     from ..activations import resolve_activation
 
     act = resolve_activation(spec, center=center, name=option("spec"))
-    return ActivationResult(act.name, act.raw, act.centered, act.builtin, method)
+    return ActivationResult(act.name, act.canonical, act.centered, act.builtin, act.parsed, method)

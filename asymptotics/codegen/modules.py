@@ -130,11 +130,11 @@ def package_files(*subpackages: str) -> list[Path]:
 def code_hash(files: Iterable[Path], extra: str = "") -> str:
     """Hash of the code that derives and renders a module: the package and sympy versions,
     ``extra``, and the names and contents of ``files`` (a missing file counts as empty)."""
-    import sympy
+    from importlib.metadata import version  # sympy's version without importing sympy
 
     from .. import _version
 
-    h = hashlib.sha256(f"{_version.__version__}|{sympy.__version__}|{extra}".encode())
+    h = hashlib.sha256(f"{_version.__version__}|{version('sympy')}|{extra}".encode())
     for f in files:
         f = Path(f)
         h.update(f.name.encode())
@@ -167,7 +167,9 @@ class DerivationIndex:
     def load(self, key: str, prefix: str, render: Callable[[], str], *, refresh: bool = False):
         path = None if refresh else self.lookup(key)
         if path is not None:
-            return load_generated_module(path.read_text(), prefix=path.stem.rsplit("_", 1)[0], sub=self.sub), True
+            return load_generated_module(
+                path.read_text(), prefix=path.stem.rsplit("_", 1)[0], sub=self.sub
+            ), True
         mod = load_generated_module(render(), prefix=prefix, sub=self.sub)
         write_text(self._path(key), Path(mod.__file__).name + "\n", create_parents=True, name="cache file")
         return mod, False

@@ -1,0 +1,66 @@
+"""The built-ins' tables known without sympy (canonical ``srepr``, ``sstr`` text, parity, kinks) equal the
+symbolic computation, an activation's identity is its canonical expression and centring, and an
+activation pickles (sweeps send them to worker processes)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import sympy as sp
+
+from asymptotics.activations import BUILTINS, Activation, activation, find_kinks
+from asymptotics.activations.builtins import CANONICAL, KINKS, NAMES, PARITY, TEXT, builtin_name
+
+
+def _symbolic(name: str) -> Activation:
+    """The built-in as a user expression: every property decided by sympy."""
+    expr = BUILTINS[name][0]
+    return Activation(name, sp.srepr(expr), True, None, expr)
+
+
+def test_the_tables_name_every_builtin_in_order():
+    assert NAMES == tuple(BUILTINS) == tuple(TEXT) == tuple(PARITY) == tuple(KINKS)
+
+
+@pytest.mark.parametrize("name", list(BUILTINS))
+def test_the_tables_equal_the_symbolic_computation(name):
+    expr = BUILTINS[name][0]
+    assert CANONICAL[name] == sp.srepr(expr)
+    assert TEXT[name] == sp.sstr(expr)
+    assert PARITY[name] == _symbolic(name).parity
+    assert KINKS[name] == find_kinks(expr) == _symbolic(name).kinks
+    act = activation(name)
+    assert act.raw is expr and act.canonical == CANONICAL[name] and act.text == TEXT[name]
+
+
+def test_aliases_resolve_without_sympy():
+    assert builtin_name(" Swish ") == "silu" and builtin_name("identity") == "linear"
+    assert builtin_name("tanh(x)") is None
+
+
+def test_identity_is_the_canonical_expression_and_the_centring():
+    assert activation("tanh") == activation("tanh(x)") == _symbolic("tanh")
+    assert activation("tanh") != activation("tanh", center=False)
+    assert activation("x**2") == activation("quadratic") and activation("x**2") != activation("x**2 - 1")
+    assert hash(activation("tanh")) == hash(activation("TANH"))
+    assert activation("tanh").constants() == activation("tanh(x)").constants()
+
+
+@pytest.mark.parametrize("spec", ["tanh", "relu", "tanh(x) + 0.1*x**3"])
+def test_an_activation_pickles_with_its_identity_and_constants(spec):
+    act = activation(spec)
+    c = act.constants()
+    _ = act.raw, act.kinks  # cached values are not what is pickled
+    back = pickle.loads(pickle.dumps(act))
+    assert back == act and hash(back) == hash(act) and back.builtin == act.builtin
+    assert back.raw == act.raw and back.constants() == c
+    assert not {"raw", "kinks"} & set(pickle.loads(pickle.dumps(act)).__dict__)
+
+
+def test_the_api_activation_result_pickles():
+    import asymptotics as asy
+
+    act = asy.activation("tanh", method="float64")
+    back = pickle.loads(pickle.dumps(act))
+    assert back == act and back.method == "float64" and back.rows == act.rows
