@@ -64,3 +64,14 @@ def test_the_api_activation_result_pickles():
     act = asy.activation("tanh", method="float64")
     back = pickle.loads(pickle.dumps(act))
     assert back == act and back.method == "float64" and back.rows == act.rows
+
+
+def test_equal_activations_hash_alike_and_keep_their_names():
+    """__hash__ agrees with __eq__ (equal canonical expression and centring), and an activation
+    passed in keeps its own name (no cache keyed by equality swaps ``x`` for ``linear``)."""
+    from asymptotics.activations import activation
+
+    x, lin = activation("x", center=False), activation("linear", center=False)
+    assert x == lin and hash(x) == hash(lin)
+    assert activation(x, center=True).name == "x" and activation(lin, center=True).name == "linear"
+    assert activation(lin, center=False) is lin

@@ -334,8 +334,8 @@ class Activation:
     def __repr__(self) -> str:
         return f"Activation({self.name!r}, centered={self.centered})"
 
-    def __hash__(self):
-        return hash((self.name, self.canonical, self.centered))
+    def __hash__(self):  # consistent with __eq__: the expression and the centring, not the name
+        return hash((self.canonical, self.centered))
 
     def __eq__(self, other):
         return (
@@ -385,7 +385,6 @@ def _specialised(template: Path, bindings: tuple, origin: str, prefix: str):
     return load_template(template, dict(bindings), origin, prefix)
 
 
-@lru_cache(maxsize=128)
 def activation(spec: str | Activation, center: bool = True) -> Activation:
     """An activation from a built-in name or an expression in ``x``.
 
@@ -399,6 +398,14 @@ def activation(spec: str | Activation, center: bool = True) -> Activation:
         return Activation(spec.name, spec.canonical, center, spec.builtin, spec.parsed)
     if not isinstance(spec, str):
         raise ExpressionError(f"an activation must be a name or an expression string, got {spec!r}")
+    return _from_string(spec, center)
+
+
+@lru_cache(maxsize=128)
+def _from_string(spec: str, center: bool) -> Activation:
+    """:func:`activation` of a string, cached by the string (an :class:`Activation` given is
+    returned as it is, never through a cache keyed by equality, which would swap equal
+    activations of different names, such as ``"x"`` and ``"linear"``)."""
     key = builtin_name(spec)
     if key is not None:
         return Activation(key, CANONICAL[key], center, key)
