@@ -179,3 +179,68 @@ def moments_trapezoid(shift, scale, t0, h, sig, fine, coarse):
         coarse[0, i] = 2.0 * e0
         coarse[1, i] = 2.0 * e1
         coarse[2, i] = 2.0 * e2
+
+
+@njit(cache=True, nogil=True)
+def trapezoid_ladder_rows(shifts, scales, delta0, min_delta, tol, max_grid, out, err, delta_out):
+    """The trapezoid ladder of ``cget._trapezoid_ladder`` for every row (type) i at once.
+
+    Row i has the shifts ``shifts[i]`` and the scale ``scales[i]``; its step δ = delta0, δ/2, …
+    (down to ``min_delta``) is halved until the rules of steps δ·b/2 and δ·b (the fine and coarse
+    moments of :func:`moments_trapezoid` on the shared grid of step h = δ·b/2 covering |z| ≤ 12)
+    agree to ``tol`` (absolute below 1, relative above). Then out[i] holds the coarse moments,
+    err[i] their difference and delta_out[i] = δ; delta_out[i] = 0 when the grid would exceed
+    ``max_grid`` points, a moment is not finite or no step agrees (the caller falls back). The
+    grid, its σ values and the error are computed as in the Python ladder, operation by operation.
+    """
+    n = shifts.shape[1]
+    fine = np.empty((3, n))
+    coarse = np.empty((3, n))
+    for i in range(shifts.shape[0]):
+        shift = shifts[i]
+        scale = scales[i]
+        delta_out[i] = 0.0
+        err[i] = 0.0
+        smin = shift[0]
+        smax = shift[0]
+        for j in range(n):
+            smin = min(smin, shift[j])
+            smax = max(smax, shift[j])
+        delta = delta0
+        while delta >= min_delta:
+            h = 0.5 * delta * scale
+            lo = smin - HALF_WIDTH * scale
+            hi = smax + HALF_WIDTH * scale
+            k0 = math.floor(lo / h) - 2
+            k0 -= k0 % 2
+            N = math.ceil(hi / h) - k0 + 3
+            if N > max_grid:
+                break
+            t0 = k0 * h
+            sig = np.empty(N)
+            for k in range(N):
+                sig[k] = sigma(t0 + k * h)
+            moments_trapezoid(shift, scale, t0, h, sig, fine, coarse)
+            finite = True
+            for m in range(3):
+                for j in range(n):
+                    if not (math.isfinite(fine[m, j]) and math.isfinite(coarse[m, j])):
+                        finite = False
+            if not finite:
+                break
+            e = 0.0
+            for m in range(3):
+                d = 0.0
+                b = 0.0
+                for j in range(n):
+                    d = max(d, abs(coarse[m, j] - fine[m, j]))
+                    b = max(b, abs(fine[m, j]))
+                e = max(e, d / max(1.0, b))
+            if e <= tol:
+                for m in range(3):
+                    for j in range(n):
+                        out[i, m, j] = coarse[m, j]
+                err[i] = e
+                delta_out[i] = delta
+                break
+            delta /= 2

@@ -246,11 +246,18 @@ def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree
     mu2 = np.empty_like(mu0)
     err = 0.0
     kern = moment_kernels(act)
+    scales = np.sqrt(c)
+    # every type's trapezoid ladder in one compiled call (the σ without kinks of the default rule)
+    moments, errs, deltas = _ladder_rows(kern, s[:, None] * k, scales, tol) \
+        if inner is None and degree is None and not act.kinks and k.size else (None, None, None)
     used = []
     for i, (si, ci) in enumerate(zip(s, c, strict=True)):
         sc = math.sqrt(ci)
-        (m0, m1, m2), e, deg = _moments_or_fixed(kern, si * k, sc, act.kinks, tol, degree,
-                                                 None if inner is None else inner[i])
+        if deltas is not None and deltas[i] > 0.0:
+            (m0, m1, m2), e, deg = moments[i], float(errs[i]), ("trapezoid", float(deltas[i]))
+        else:
+            (m0, m1, m2), e, deg = _moments_or_fixed(kern, si * k, sc, act.kinks, tol, degree,
+                                                     None if inner is None else inner[i])
         used.append((deg, e))
         mu0[i] = m0
         mu1[i] = m1 / sc
@@ -258,6 +265,19 @@ def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree
         mu2[i] = np.maximum(m2 - m0 * m0 - m1 * m1, 0.0)
         err = max(err, e * 3.0 / min(1.0, sc))
     return CGETCoefficients(k, mu0, mu1, mu2, tuple(s.tolist()), tuple(c.tolist()), err, tuple(used))
+
+
+def _ladder_rows(kern, shifts, scales, tol):
+    """:func:`_trapezoid_ladder` at a tenth of ``tol`` (as :func:`_moments_or_fixed`) for every row
+    of ``shifts`` (one scale per row) in one compiled call: ``(moments (K, 3, n), errors, steps)``,
+    a step 0 where that row must take the Gauss–Legendre fallback."""
+    rows = shifts.shape[0]
+    out = np.empty((rows, 3, shifts.shape[1]))
+    errs = np.empty(rows)
+    deltas = np.empty(rows)
+    kern.trapezoid_ladder_rows(np.ascontiguousarray(shifts), np.ascontiguousarray(scales, dtype=float),
+                               TRAPEZOID_STEP, MIN_TRAPEZOID_STEP, 0.1 * tol, MAX_TRAPEZOID_GRID, out, errs, deltas)
+    return out, errs, deltas
 
 
 def _moments_or_fixed(kern, shift, scale, kinks, tol, degree, fixed):
