@@ -97,6 +97,30 @@ def test_activation_template_placeholders_are_erf():
     assert abs(float(act_template.df_mp(0.5)) - act_template.df(0.5)) < 1e-15
 
 
+def test_activation_module_imports_scipy_special_only_when_used(tmp_path):
+    """A generated activation module reaches scipy.special through ``scipy`` (imported on first
+    use): σ = tanh never imports it, σ = erf does when its numpy function runs (same numbers)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np\n"
+        "from asymptotics.activations import resolve_activation\n"
+        "m = resolve_activation('tanh', center=False)._module\n"
+        "m.f_np(np.linspace(-1, 1, 3))\n"
+        "before = 'scipy.special' in sys.modules\n"
+        "e = resolve_activation('erf', center=False)._module\n"
+        "v = float(e.f_np(np.array([0.5]))[0])\n"
+        "print(before, 'scipy.special' in sys.modules, v.hex())\n"
+    )
+    env = dict(os.environ, ASYMPTOTICS_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    before, after, v = out.stdout.split()
+    assert (before, after) == ("False", "True")
+    assert float.fromhex(v) == float(np.asarray(act_template.f_np(np.array([0.5])))[0])
+
+
 def test_generated_system_uses_the_term_scaled_rule():
     """The placeholder system derived by sympy and rendered by lower(): the generated
     residual_scale is Σ|terms| and the generated module converges at q = 2^26 (≈ 7e7)."""

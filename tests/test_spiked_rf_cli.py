@@ -125,3 +125,36 @@ def test_srf_rows_of_the_compiled_grid_equal_the_solution_rows(monkeypatch):
     monkeypatch.undo()
     fast = srf.spiked_rf(**srf_kw)
     assert [list(r.items()) for r in fast.rows] == [list(r.items()) for r in slow.rows]
+
+
+def test_spiked_rf_pauses_the_cycle_collector_and_restores_it():
+    """``asy.spiked_rf`` runs with the cyclic collector paused and leaves it as it found it, also
+    when it raises (a bad parameter) and when the caller had disabled it."""
+    import gc
+
+    from asymptotics.api.srf import spiked_rf
+    from asymptotics.errors import ParameterError
+
+    seen = []
+
+    def probe(phase, info):
+        seen.append(gc.isenabled())
+
+    assert gc.isenabled()
+    r = spiked_rf(alpha=[0.5, 1.5], alpha0=1, eta_tilde=5, lam=0.01)
+    assert gc.isenabled() and len(r.rows) == 2
+    with pytest.raises(ParameterError):
+        spiked_rf(alpha=[0.5], alpha0=1, eta_tilde=-1, lam=0.01)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        spiked_rf(alpha=[0.5], alpha0=1, eta_tilde=5, lam=0.01)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.callbacks.append(probe)
+    try:
+        spiked_rf(alpha=[0.5], alpha0=1, eta_tilde=5, lam=0.01)
+    finally:
+        gc.callbacks.remove(probe)
+    assert not any(seen)  # no collection ran inside (a callback would see it enabled)

@@ -9,13 +9,16 @@ processes). See :mod:`asymptotics.codegen.templates`.
 
 The placeholders are σ = erf, with σ' = (2/√π) e^{−x²} and σ'' = −2x σ', so that this file is
 a working module when imported directly (as the tests do).
+
+``scipy.special`` (σ = erf in numpy) is reached as an attribute of ``scipy``, which imports the
+submodule on first use: a module whose σ needs no special function never imports it.
 """
 
 import math
 
 import mpmath
 import numpy
-import scipy.special
+import scipy
 from numba import njit
 
 
