@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout to time beside this one")
     ap.add_argument(
-        "--cache", type=Path, default=None, help="cache directory (default: $ASYMPTOTICS_CACHE_DIR)"
+        "--cache", type=Path, default=None, help="cache directory (default: $ASYMPTOTICS_CACHE_DIR, else a folder in the temporary directory)"
     )
     ap.add_argument("--only", default=None, help="comma list of command labels")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here")
     args = ap.parse_args(argv)
-    cache = args.cache or Path(os.environ.get("ASYMPTOTICS_CACHE_DIR", ROOT / ".bench-cache"))
+    cache = args.cache or Path(os.environ.get("ASYMPTOTICS_CACHE_DIR", Path(tempfile.gettempdir()) / "asymptotics-bench-cli"))
     trees = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
     labels = [k for k in COMMANDS if args.only is None or k in args.only.split(",")]
     rows = []
