@@ -183,15 +183,14 @@ def moments_trapezoid(shift, scale, t0, h, sig, fine, coarse):
 
 @njit(cache=True, nogil=True)
 def trapezoid_ladder_rows(shifts, scales, delta0, min_delta, tol, max_grid, out, err, delta_out):
-    """The trapezoid ladder of ``cget._trapezoid_ladder`` for every row (type) i at once.
+    """The trapezoid ladder (``cget._ladder_rows`` documents it) for every row (type) i at once.
 
     Row i has the shifts ``shifts[i]`` and the scale ``scales[i]``; its step δ = delta0, δ/2, …
     (down to ``min_delta``) is halved until the rules of steps δ·b/2 and δ·b (the fine and coarse
     moments of :func:`moments_trapezoid` on the shared grid of step h = δ·b/2 covering |z| ≤ 12)
     agree to ``tol`` (absolute below 1, relative above). Then out[i] holds the coarse moments,
     err[i] their difference and delta_out[i] = δ; delta_out[i] = 0 when the grid would exceed
-    ``max_grid`` points, a moment is not finite or no step agrees (the caller falls back). The
-    grid, its σ values and the error are computed as in the Python ladder, operation by operation.
+    ``max_grid`` points, a moment is not finite or no step agrees (the caller falls back).
     """
     n = shifts.shape[1]
     fine = np.empty((3, n))

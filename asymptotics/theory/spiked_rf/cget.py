@@ -163,7 +163,7 @@ def shifted_gaussian_moments(fn, shift, scale: float, kinks=None, *, tol: float 
     (``_cget_template.py``); ``kinks`` are its kinks (default: the activation's own). Rules:
 
     * ``kind="auto"`` (default): the trapezoid rule on one grid shared by all shifts
-      (:func:`_trapezoid_ladder`, at a tenth of ``tol``) for a σ without kinks, else ``"composite"``;
+      (:func:`_ladder_rows`, at a tenth of ``tol``) for a σ without kinks, else ``"composite"``;
     * ``"composite"``: Gauss–Legendre on [−12, 12] with unit panels, split row by row where
       shift + scale·z crosses a kink, ``degree`` (default 8) nodes per panel, doubled until two
       successive degrees agree to ``tol`` (cap 64);
@@ -268,9 +268,14 @@ def cget_coefficients(student, spike, bulk, kappa, *, tol: float = 1e-11, degree
 
 
 def _ladder_rows(kern, shifts, scales, tol):
-    """:func:`_trapezoid_ladder` at a tenth of ``tol`` (as :func:`_moments_or_fixed`) for every row
-    of ``shifts`` (one scale per row) in one compiled call: ``(moments (K, 3, n), errors, steps)``,
-    a step 0 where that row must take the Gauss–Legendre fallback."""
+    """The trapezoid ladder, at a tenth of ``tol`` (as :func:`_moments_or_fixed`), for every row of
+    ``shifts`` (one scale per row) in one compiled call (``trapezoid_ladder_rows`` of the cGET
+    template, the one implementation): steps δ·scale, δ = 0.5, 0.25, … down to
+    ``MIN_TRAPEZOID_STEP``, until the rule of step δ/2 agrees to ``tol`` (absolute below 1,
+    relative above); the coarser rule of the agreeing pair is kept and the difference is its error
+    estimate (geometric convergence in 1/δ for integrands analytic in a strip: every kink-free
+    activation here). Returns ``(moments (K, 3, n), errors, steps)``, a step 0 where that row must
+    take the Gauss–Legendre fallback (grid too large, a non-finite value, or no agreement)."""
     rows = shifts.shape[0]
     out = np.empty((rows, 3, shifts.shape[1]))
     errs = np.empty(rows)
@@ -282,7 +287,7 @@ def _ladder_rows(kern, shifts, scales, tol):
 
 def _moments_or_fixed(kern, shift, scale, kinks, tol, degree, fixed):
     """The moments of σ(shift + scale z) with their error estimate and the inner rule used,
-    ``(moments, error, rule)``: the trapezoid ladder of :func:`_trapezoid_ladder` for a σ without
+    ``(moments, error, rule)``: the trapezoid ladder of :func:`_ladder_rows` for a σ without
     kinks (unless a Gauss–Legendre ``degree`` is asked for), else the Gauss–Legendre degree
     search; or one rule given by ``fixed = (rule, error)`` (from an earlier call)."""
     scale = float(scale)
@@ -295,9 +300,12 @@ def _moments_or_fixed(kern, shift, scale, kinks, tol, degree, fixed):
     if scale != 0.0 and not kinks and degree is None:
         # a tenth of the tolerance: one halving of the (cheap) trapezoid step more, so that the
         # kept tables are accurate to ~1e-15 rather than to the tolerance
-        hit = _trapezoid_ladder(kern, shift, scale, 0.1 * tol)
-        if hit is not None:
-            return hit
+        if np.size(shift) == 0:
+            empty = np.empty(0)
+            return (empty, empty, empty), 0.0, ("trapezoid", TRAPEZOID_STEP)
+        moments, errs, deltas = _ladder_rows(kern, np.asarray(shift, dtype=float)[None, :], np.array([scale]), tol)
+        if deltas[0] > 0.0:
+            return tuple(moments[0]), float(errs[0]), ("trapezoid", float(deltas[0]))
     deg, cap = _start_degree("composite", degree, None)
     m, e, d = _ladder(kern, shift, scale, kinks, tol, deg, cap, "composite")
     return m, e, ("legendre", d)
@@ -330,30 +338,6 @@ def _trapezoid(kern, shift, scale: float, h: float):
     coarse = np.empty((3, shift.size))
     kern.moments_trapezoid(shift, scale, t0, h, sig, fine, coarse)
     return fine, coarse
-
-
-def _trapezoid_ladder(kern, shift, scale: float, tol: float):
-    r"""Trapezoid moments of step δ·scale, δ = 0.5, 0.25, …, until the rule of step δ/2 agrees
-    to ``tol`` (absolute below 1, relative above); as for Gauss–Legendre, the coarser rule of the
-    agreeing pair is kept and the difference is its error estimate. The trapezoid rule on the line
-    converges geometrically in 1/δ for integrands analytic in a strip — every kink-free activation
-    here — so the estimate is sharp, and it evaluates σ once per point of one grid shared by all
-    rows, not once per row and node. Returns ``(moments, error, ("trapezoid", δ))``, or None (grid
-    too large or no agreement: the caller falls back to Gauss–Legendre)."""
-    delta = TRAPEZOID_STEP
-    while delta >= MIN_TRAPEZOID_STEP:
-        pair = _trapezoid(kern, shift, scale, 0.5 * delta * scale)
-        if pair is None:
-            return None
-        fine, coarse = pair
-        if not (np.all(np.isfinite(fine)) and np.all(np.isfinite(coarse))):
-            return None
-        err = max(float(np.max(np.abs(a - b), initial=0.0)) / max(1.0, float(np.max(np.abs(b), initial=0.0)))
-                  for a, b in zip(coarse, fine, strict=True))
-        if err <= tol:
-            return (coarse[0], coarse[1], coarse[2]), err, ("trapezoid", delta)
-        delta /= 2
-    return None
 
 
 @dataclass(frozen=True)
