@@ -82,12 +82,17 @@ def base_meta(**extra) -> dict:
     return meta
 
 
+def _refuse_non_finite(value: float):
+    """The one refusal of a NaN or ±inf on its way into a result file."""
+    raise ValueError(f"refusing to write a non-finite number ({value}) to a result")
+
+
 def to_jsonable(obj):
     """Convert numpy scalars/arrays and other objects to JSON-compatible values (NaN/inf refused)."""
     t = type(obj)
     if t is float:  # the common cases first (rows of large grids)
         if not math.isfinite(obj):
-            raise ValueError(f"refusing to write a non-finite number ({obj}) to a result")
+            _refuse_non_finite(obj)
         return obj
     if t is str or t is int or t is bool or obj is None:
         return obj
@@ -102,7 +107,7 @@ def to_jsonable(obj):
     if isinstance(obj, (np.floating, float)):
         v = float(obj)
         if not math.isfinite(v):
-            raise ValueError(f"refusing to write a non-finite number ({v}) to a result")
+            _refuse_non_finite(v)
         return v
     if isinstance(obj, (np.bool_,)):
         return bool(obj)
@@ -252,7 +257,7 @@ def _plain_csv(rows: list[dict]) -> str | None:
         if float in kinds:
             for v in vals:
                 if type(v) is float and not math.isfinite(v):
-                    raise ValueError(f"refusing to write a non-finite number ({v}) to a result")
+                    _refuse_non_finite(v)
         if int in kinds and any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in vals):
             return None
         if kinds == {int}:
