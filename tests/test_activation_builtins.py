@@ -10,7 +10,8 @@ import pytest
 import sympy as sp
 
 from asymptotics.activations import BUILTINS, Activation, activation, find_kinks
-from asymptotics.activations.builtins import CANONICAL, KINKS, NAMES, PARITY, TEXT, builtin_name
+from asymptotics.activations.builtins import CANONICAL, KINKS, LIMITS, NAMES, PARITY, TEXT, builtin_name
+from asymptotics.theory.large_step.tau_star import activation_limits
 
 
 def _symbolic(name: str) -> Activation:
@@ -20,7 +21,7 @@ def _symbolic(name: str) -> Activation:
 
 
 def test_the_tables_name_every_builtin_in_order():
-    assert NAMES == tuple(BUILTINS) == tuple(TEXT) == tuple(PARITY) == tuple(KINKS)
+    assert NAMES == tuple(BUILTINS) == tuple(TEXT) == tuple(PARITY) == tuple(KINKS) == tuple(LIMITS)
 
 
 @pytest.mark.parametrize("name", list(BUILTINS))
@@ -32,6 +33,7 @@ def test_the_tables_equal_the_symbolic_computation(name):
     assert KINKS[name] == find_kinks(expr) == _symbolic(name).kinks
     act = activation(name)
     assert act.raw is expr and act.canonical == CANONICAL[name] and act.text == TEXT[name]
+    assert LIMITS[name] == activation_limits(_symbolic(name)) == activation_limits(activation(name, center=False))
 
 
 def test_aliases_resolve_without_sympy():

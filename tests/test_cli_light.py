@@ -98,3 +98,15 @@ def test_a_one_step_call_with_cached_constants_imports_no_numba_or_sympy(tmp_pat
         mods = _modules(argv, tmp_path)
         for name in ("numba", "sympy"):
             assert name not in mods, f"a warm asymptotics {' '.join(argv)} imports {name}"
+
+
+def test_compiled_theory_calls_with_builtins_import_no_sympy(tmp_path):
+    """τ* and the exact large-step risk of built-in activations, warm: their limits, tails and
+    first Hermite coefficients come from tables and compiled σ, not from sympy or scipy.special."""
+    tau = "theory tau-star --student tanh --teacher tanh --format json".split()
+    large = "theory large-step --psi1 8 --format json".split()
+    for argv in (tau, large):
+        _modules(argv, tmp_path)  # fills the cache (compiled kernels, constants)
+        mods = _modules(argv, tmp_path)
+        for name in ("sympy", "scipy.special", "asymptotics.activations.lowering"):
+            assert name not in mods, f"a warm asymptotics {' '.join(argv)} imports {name}"

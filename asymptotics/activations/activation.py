@@ -140,9 +140,17 @@ class Activation:
     # ---- compiled and vectorised kernels ---------------------------------------------------
     @cached_property
     def _module(self):
+        if self.builtin is not None:
+            shifted = self.centered and self.offset != 0.0
+            return self._builtin_module(repr(self._offset_exact()) if shifted else "0", lambda: self.expr)
         from .lowering import lower_activation
 
         return lower_activation(self.expr)
+
+    def _builtin_module(self, offset: str, expression):
+        from .builtin_modules import builtin_module
+
+        return builtin_module(self.builtin, offset, expression)
 
     @property
     def f(self):
@@ -206,6 +214,8 @@ class Activation:
     # ---- Gaussian constants ---------------------------------------------------------------
     @cached_property
     def _raw_mod(self):
+        if self.builtin is not None:
+            return self._builtin_module("0", lambda: self.raw)
         from .lowering import lower_activation
 
         return lower_activation(self.raw)

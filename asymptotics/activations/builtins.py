@@ -1,7 +1,7 @@
 """The built-in activations' names and what is known of them without sympy: their aliases, their
 canonical expressions (the ``sympy.srepr`` text of the expressions of
 :mod:`.builtin_expressions`, which keys their cached constants), their ``sympy.sstr`` text, their
-parities and their kinks.
+parities, their kinks and their limits at ±∞.
 
 The tables are checked against the symbolic computation by ``tests/test_activation_builtins.py``, so
 they cannot drift from the expressions.
@@ -12,7 +12,7 @@ they cannot drift from the expressions.
 
 from __future__ import annotations
 
-__all__ = ["NAMES", "ALIASES", "CANONICAL", "TEXT", "PARITY", "KINKS", "builtin_name"]
+__all__ = ["NAMES", "ALIASES", "CANONICAL", "TEXT", "PARITY", "KINKS", "LIMITS", "builtin_name"]
 
 _X = "Symbol('x', real=True)"
 
@@ -69,6 +69,23 @@ PARITY: dict[str, int] = {
 
 #: name -> the points where the built-in is not smooth (as :func:`~.activation.find_kinks` finds them).
 KINKS: dict[str, tuple[float, ...]] = {name: () for name in CANONICAL} | {"relu": (0.0,)}
+
+#: name -> (σ(−∞), σ(+∞)) of the uncentred built-in where finite, else ``None`` (as
+#: :func:`asymptotics.theory.large_step.tau_star.activation_limits` decides it with ``sympy.limit``).
+LIMITS: dict[str, tuple[float | None, float | None]] = {
+    "erf": (-1.0, 1.0),
+    "tanh": (-1.0, 1.0),
+    "relu": (0.0, None),
+    "softplus": (0.0, None),
+    "sigmoid": (0.0, 1.0),
+    "sin": (None, None),
+    "linear": (None, None),
+    "gelu": (0.0, None),
+    "silu": (0.0, None),
+    "he2": (None, None),
+    "he3": (None, None),
+    "quadratic": (None, None),
+}
 
 ALIASES = {"identity": "linear", "id": "linear", "swish": "silu", "logistic": "sigmoid"}
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
 from ...errors import ParameterError
 from ...gaussian import hermite_rule
@@ -124,5 +123,7 @@ def readout_rule(kind: str = "hermite", types: int = 32, *, values=None, proport
     if kind == "hermite":
         u, w = hermite_rule(K)
         return ReadoutRule(np.array(u), np.array(w), "hermite")
+    from scipy.special import ndtri  # lazy: only the quantile readout needs it
+
     u = ndtri((np.arange(K) + 0.5) / K)
     return ReadoutRule(u, np.full(K, 1.0 / K), "quantile")

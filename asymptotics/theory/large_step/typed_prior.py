@@ -53,7 +53,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from ...errors import ConvergenceError, ParameterError
 from ...solvers import Anderson, fixed_point
@@ -147,6 +146,8 @@ def _core(tau, b, D, f: TypedFeatures):
     M = (f.mu1.T * lam_) @ f.mu1
     sb = np.sqrt(b)
     H = np.eye(b.size) + f.beta * (sb[:, None] * M * sb[None, :])
+    from scipy.linalg import cho_factor, cho_solve  # lazy: the compiled path does not need scipy
+
     cf = cho_factor(H, lower=True, check_finite=False)
     T = sb[:, None] * cho_solve(cf, np.diag(sb), check_finite=False)
     T = 0.5 * (T + T.T)

@@ -12,10 +12,11 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import numpy as np
-import sympy as sp
 
 from ....activations import Activation, resolve_activation
+from ....activations.builtins import LIMITS
 from ....errors import ParameterError
 from ....gaussian import expect
 from ....params import check_array
@@ -60,13 +61,23 @@ def _scales(name: str, value) -> np.ndarray:
                        why="input scale of the activation; outside it the quadrature is not trusted")
 
 
+def _real_value(f, x: float) -> float:
+    """f(x) as a float; NaN where f is not real there or cannot be evaluated (inf where it is
+    beyond the float range)."""
+    try:
+        v = f(mpmath.mpf(x))
+        return math.nan if isinstance(v, (mpmath.mpc, complex)) else float(v)
+    except (ArithmeticError, ValueError, TypeError):
+        return math.nan
+
+
 def _check_tails(act: Activation, scales: np.ndarray, role: str, half_width: float = 10.0) -> None:
     """Refuse functions whose Gaussian tails are not negligible at |x| = L (e.g. exp(x²)): the
     truncated quadrature would silently return a wrong number."""
+    f = act.mpmath()[0]  # mpmath: five points need neither scipy.special nor an overflow guard
     for sc in np.unique(scales):
         x = np.array([-half_width, -half_width / 2, 0.5, half_width / 2, half_width])
-        with np.errstate(all="ignore"):
-            v = act.numpy(float(sc) * x)
+        v = np.array([_real_value(f, float(sc) * xi) for xi in x])
         body = float(np.max(v[1:4] ** 2)) + 1.0
         tail = float(np.exp(-0.5 * half_width**2) * max(v[0] ** 2, v[-1] ** 2))
         if not np.all(np.isfinite(v)) or tail > 1e-14 * body:
@@ -128,7 +139,14 @@ def activation_limits(act: Activation) -> tuple[float | None, float | None]:
     (-1.0, 1.0)
     >>> activation_limits(activation("relu", center=False))
     (0.0, None)
+
+    A built-in's limits are the table :data:`asymptotics.activations.builtins.LIMITS` (tied to this
+    computation by ``tests/test_activation_builtins.py``), so they cost no sympy.
     """
+    if act.builtin is not None:
+        return LIMITS[act.builtin]
+    import sympy as sp
+
     x = sp.Symbol("x", real=True)
     expr = act.raw.subs(next(iter(act.raw.free_symbols), x), x) if act.raw.free_symbols else act.raw
     out = []
@@ -158,7 +176,12 @@ def is_symmetric_zero(prob: TauProblem) -> bool:
 
 # ---- degeneracy: κᵢ ∝ μ1 μ1* -------------------------------------------------------------------
 def _first_hermite(act: Activation, scale: float) -> float:
-    return gauss_mean(act, scale, weight=lambda z: z)[0]
+    """μ1 = E[z σ(scale z)], to decide μ1 = 0 at the 1e-12 level only: σ is the compiled scalar
+    function, called at the quadrature nodes (≈ 0.1 ms; numpy's σ would import scipy.special for
+    erf, ≈ 0.4 s, for one yes/no answer)."""
+    f = act.f
+    kinks = tuple(k / scale for k in act.kinks)
+    return expect(lambda z: z * np.fromiter((f(scale * float(t)) for t in z), float, len(z)), kinks)[0]
 
 
 def degeneracy_text(mu1: float, mu1_star: float) -> str:
