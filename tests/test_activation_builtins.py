@@ -77,3 +77,29 @@ def test_equal_activations_hash_alike_and_keep_their_names():
     assert x == lin and hash(x) == hash(lin)
     assert activation(x, center=True).name == "x" and activation(lin, center=True).name == "linear"
     assert activation(lin, center=False) is lin
+
+
+@pytest.mark.parametrize("name", ["relu", "softplus", "tanh"])
+def test_a_builtin_module_is_the_one_the_expression_lowers_to(name):
+    """The built-in's index key (name + centring offset, no sympy) leads to the same generated
+    file as lowering its sympy expression, centred and raw, and its σ is that expression's."""
+    import math
+
+    from asymptotics.activations.lowering import lower_activation
+
+    for center in (True, False):
+        act = activation(name, center=center)
+        assert act._module.__file__ == lower_activation(act.expr).__file__
+        assert act._raw_mod.__file__ == lower_activation(act.raw).__file__
+        x = 0.37
+        want = float(act.raw.subs(act.raw.free_symbols.pop(), x)) - act.offset
+        assert math.isclose(act.f(x), want, rel_tol=1e-14, abs_tol=1e-15)
+
+
+def test_the_builtin_module_doctest():
+    import doctest
+
+    import asymptotics.activations.builtin_modules as mod
+
+    failed, tried = doctest.testmod(mod)
+    assert failed == 0 and tried >= 3
