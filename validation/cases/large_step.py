@@ -43,6 +43,9 @@ FAMILY = "large_step"
 SETTINGS = {
     "a": dict(student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.1),
     "b": dict(student="tanh", teacher="tanh", psi2=1.0, lam=1e-2, noise=0.1),
+    # (c): (b) with ReLU/ReLU, where the finite-N correction is largest (N = ∞: .0518, N = 2000: .0878 at
+    # ψ1 = 8); checked by its finite-size variant only (validation/finite_size/large_step.py)
+    "c": dict(student="relu", teacher="relu", psi2=1.0, lam=1e-2, noise=0.1),
 }
 #: N = ∞ values quoted in docs/large-step-exact.md §1 (a) and §2 (b)
 LIMIT_QUOTED = {("a", 4.0): ".0625", ("a", 8.0): ".0259", ("a", 16.0): ".0125", ("a", 32.0): ".0062",
