@@ -178,6 +178,19 @@ def test_identity_student_gradient_is_exactly_rank_one():
     assert res.mean["rank1_error"] == pytest.approx(ref, rel=0.2)
 
 
+def test_labels_gradient_drops_the_initial_output():
+    # σ' ≡ 1: the gradient on the labels, Xᵀ[(y cᵀ) ⊙ σ'(XW)]/n = Xᵀy cᵀ/n, *is* Ba's rank-one A with r = y
+    # (computed by another path: g = μ1 Xᵀy/n and an outer update), so the two trained networks are one;
+    # the exact gradient (r = y − f₀) differs from both by the initial output's term
+    cfg = BaConfig("linear", "linear", d=120, psi1=2.0, psi2=1.0, noise=0.3, eta=1.0, eta_exponent=0.5,
+                   measure=("risk",))
+    labels = simulate(cfg.replace(gradient="labels"), seeds=2, root_seed=3).values("risk1")
+    rank1 = simulate(cfg.replace(gradient="rank1"), seeds=2, root_seed=3).values("risk1")
+    exact = simulate(cfg, seeds=2, root_seed=3).values("risk1")
+    assert labels == pytest.approx(rank1, rel=1e-8)
+    assert np.all(np.abs(np.asarray(exact) - np.asarray(labels)) > 1e-6 * np.abs(labels))
+
+
 def test_rank_one_error_decays_like_inverse_sqrt_n():
     sizes = (50, 100, 200, 400)
     errs = []

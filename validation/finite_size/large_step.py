@@ -52,17 +52,24 @@ def large_step_risk(setting: str, psi1: float, width: float, readout: str = "her
                                        width=width, readout=readout, types=types).risk1)
 
 
-def _setting(setting: str, psi1: float, quick: bool = False, covers=()) -> Variant:
+def _setting(setting: str, psi1: float, quick: bool = False, covers=(), gradient: str = "exact") -> Variant:
+    """The variant of one setting and ψ1; ``gradient="labels"``: the network trained on the labels y
+    instead of the residual y − f₀ (the theory's first step, which drops f₀ = O(N^{-1/2}))."""
     s = SETTINGS[setting]
     case = _CASES[setting]
     params = dict(student=s["student"], teacher=s["teacher"], psi1=psi1, psi2=s["psi2"], eta=1.0, eta_exponent=0.5,
                   lam=s["lam"], noise=s["noise"], n_test=10_000, measure=("risk",))
+    labels = gradient == "labels"
+    if labels:
+        params["gradient"] = "labels"
     q = Quantity("risk1", lambda: large_step_risk(setting, psi1, math.inf), OMEGA_UNKNOWN, _W,
                  finite_theory=lambda d: large_step_risk(setting, psi1, width_from_dimension(s["psi2"], d)),
                  label="R1", target_rel=0.005)
-    return Variant(f"{case}-psi1-{psi1:g}", case, FAMILY,
+    return Variant(f"{case}-psi1-{psi1:g}" + ("-labels" if labels else ""), case, FAMILY,
                    f"({setting}) {s['student']}/{s['teacher']}, ψ2 = {s['psi2']:g}, λ = {s['lam']:g}, σ_ε = "
-                   f"{s['noise']:g}, η = √N, ψ1 = {psi1:g}: R1 vs the finite-N theory at N = ψ2·d",
+                   f"{s['noise']:g}, η = √N, ψ1 = {psi1:g}"
+                   + (", step on the labels y (f₀ dropped, as in the theory)" if labels else "")
+                   + ": R1 vs the finite-N theory at N = ψ2·d",
                    params, BA, (q,), dims=_DIMS.get(psi1, {}), quick=quick, covers=covers)
 
 
@@ -85,6 +92,7 @@ def _four_types() -> Variant:
 VARIANTS = (
     _setting("a", 4.0),
     _setting("a", 8.0, quick=True, covers=("large-step-exact-quick",)),
+    _setting("a", 8.0, gradient="labels"),
     _setting("a", 16.0),
     _setting("b", 4.0),
     _setting("b", 8.0),

@@ -61,7 +61,7 @@ PROTOCOLS = ("ba", "cui", "srf")
 #: Measurement groups a config may ask for (see :mod:`validation.simulator.measurements`).
 MEASURE_GROUPS = ("risk", "spike", "ck", "baseline")
 FEATURES = ("true", "ge")
-GRADIENTS = ("exact", "rank1")
+GRADIENTS = ("exact", "rank1", "labels")
 BATCHES = ("same", "fresh")
 #: How E_x of the test risk is taken: ``exact`` (population risk from the Gram matrix, no test set)
 #: or ``monte-carlo`` (``n_test`` fresh Gaussian points).
@@ -262,7 +262,9 @@ class BaConfig(_ConfigBase):
         steps: number T ≥ 1 of gradient steps on W (a fixed).
         gradient: ``exact`` (the true gradient G) or ``rank1`` (its rank-one approximation
             A = μ1 Xᵀr aᵀ/(n√N), r = y at the first step as in Ba et al.'s Prop. 2, the residual
-            y − f(X) at later ones).
+            y − f(X) at later ones) or ``labels`` (G with the labels y in place of the residual
+            y − f(X): at the first step it drops the network's initial output f₀ = O(N^{-1/2}), as
+            the large-step theory does, so that the two can be compared on common random numbers).
         batches: ``same`` (full-batch steps on one training set) or ``fresh`` (a new set of n
             samples at every step).
         n_test: number of fresh test points for E_x with ``test_risk="monte-carlo"`` (streamed

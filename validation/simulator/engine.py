@@ -121,11 +121,15 @@ def train_first_layer(
     for t in range(steps):
         if t > 0 and batches == "fresh":
             X, y = ctx.labelled_set("train", n, d, beta, noise, t)
-        exact = gradient == "exact" or (t == 0 and measure_gradient)
+        exact = gradient != "rank1" or (t == 0 and measure_gradient)
         if exact or (gradient == "rank1" and t > 0):
             np.matmul(X, W, out=Z)
             if exact:
-                ctx.kern.residual_gradient(Z, y, c, f)  # Z ← r cᵀ ⊙ σ'(XW), f ← f(X)
+                target = y
+                if gradient == "labels":  # r = y, not y − f(X): f(X) first, then r = (y + f) − f
+                    ctx.kern.network_output(Z, c, f)
+                    target = y + f
+                ctx.kern.residual_gradient(Z, target, c, f)  # Z ← r cᵀ ⊙ σ'(XW), f ← f(X)
                 np.matmul(X.T, Z, out=G)
                 G *= 1.0 / n
                 _finite("gradient", G)
@@ -133,7 +137,7 @@ def train_first_layer(
                 ctx.kern.network_output(Z, c, f)
         if t == 0 and measure_gradient:
             out.update(_gradient_measurements(ctx, G, X, y, c, n))
-        if gradient == "exact":
+        if gradient != "rank1":
             G *= lr
             W += G
         else:

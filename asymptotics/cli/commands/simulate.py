@@ -83,7 +83,8 @@ def simulate_command(
     ] = "true",
     gradient: Annotated[
         str,
-        typer.Option("--gradient", help="(ba, cui) exact gradient, or rank1 (its rank-one approximation)."),
+        typer.Option("--gradient", help="(ba, cui) exact gradient, rank1 (its rank-one approximation), or labels "
+                     "(the gradient on the labels y instead of the residual y − f0: the large-step theory's step)."),
     ] = "exact",
     batches: Annotated[
         str,
