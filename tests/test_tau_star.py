@@ -383,6 +383,29 @@ def test_scales_outside_the_trusted_range_are_refused(name, value):
         tau_star_grid("tanh", "tanh", **{name: [1.0, value]})
 
 
+def test_first_hermite_coefficient_on_closed_forms():
+    """μ1(a) = E[z σ(a z)] by gauss_mean, numpy and compiled σ, against Stein's closed forms:
+    erf: 2a/√(π(1 + 2a²)); ReLU: a/2; He3: E[z He3(a z)] = 3a(a² − 1) (zero at a = 1)."""
+    from asymptotics.theory.large_step.tau_star.problem import gauss_mean
+
+    cases = {"erf": lambda a: 2 * a / math.sqrt(math.pi * (1 + 2 * a * a)), "relu": lambda a: a / 2,
+             "he3": lambda a: 3 * a * (a * a - 1)}
+    for name, ref in cases.items():
+        act = activation(name, center=False)
+        for a in (0.5, 1.0, 1.7):
+            for compiled in (False, True):
+                got = gauss_mean(act, a, weight=lambda z: z, compiled=compiled)[0]
+                assert abs(got - ref(a)) <= 1e-13 * (1 + abs(ref(a))), (name, a, compiled)
+
+
+def test_a_function_not_real_on_the_line_is_refused_by_the_tail_check():
+    from asymptotics.theory.large_step.tau_star.problem import _check_tails
+
+    with pytest.raises(ParameterError, match=r"not real or not finite at x = -10, -5"):
+        _check_tails(activation("log(x)", center=False), np.array([1.0]), "teacher")
+    _check_tails(activation("tanh", center=False), np.array([0.5, 2.0]), "teacher")  # passes
+
+
 # ---------------------------------------------------------------------------------------------
 # the kernel template, run as plain Python with σ = erf (E_z erf(a(m + z)) = erf(am/√(1 + 2a²)))
 # ---------------------------------------------------------------------------------------------
