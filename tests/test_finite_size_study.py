@@ -25,8 +25,9 @@ def synthetic(params, d, seed):
     return {"x": params["L"] + params["b"] * d**-0.5 + d**-0.5 * rng.standard_normal(), "elapsed_s": 1e-3 * d / 100}
 
 
-def _variant(theory=L_TRUE, finite=None, **kw):
-    q = Quantity("x", theory=lambda: theory, omegas=OMEGA_UNKNOWN, target_se=0.004, finite_theory=finite)
+def _variant(theory=L_TRUE, finite=None, references=(), **kw):
+    q = Quantity("x", theory=lambda: theory, omegas=OMEGA_UNKNOWN, target_se=0.004, finite_theory=finite,
+                 references=references)
     return Variant("synthetic", "none", "test", "synthetic ladder", {"L": L_TRUE, "b": B_TRUE}, synthetic, (q,), **kw)
 
 
@@ -55,6 +56,23 @@ def test_finite_width_theory_verdict():
     # a theory supplied from outside the description replaces it
     plug = run_study(_variant(), MINI, root_seed=4, finite_theories={("synthetic", "x"): lambda d: 0.0})
     assert plug.quantities[0].verdict.kind == "finite-width" and not plug.passed
+
+
+def test_references_are_reported_beside_the_theory_not_judged():
+    base = run_study(_variant(), MINI, root_seed=3)
+    se = base.quantities[0].extrapolation.limit_se
+    res = run_study(_variant(references=(("far", lambda: L_TRUE + 10 * se), ("true", lambda: L_TRUE))), MINI,
+                    root_seed=3)
+    q = res.quantities[0]
+    assert res.passed  # a far reference does not fail the verdict ...
+    z = q.reference_z()  # ... but its z is the limit's distance from it
+    ex = q.extrapolation
+    assert z["far"] == pytest.approx((ex.limit - L_TRUE - 10 * se) / ex.limit_se, rel=1e-12) and z["far"] < -6
+    assert abs(z["true"]) <= 3
+    row = res.rows()[0]
+    assert row["references"]["far"]["theory"] == pytest.approx(L_TRUE + 10 * se)
+    assert "far" in row["beside"] and "limit z" in row["beside"]
+    assert [r[0] for r in res.as_dict()["quantities"][0]["references"]] == ["far", "true"]
 
 
 def test_budget_scales_seeds_and_drops_expensive_rungs():
@@ -111,7 +129,7 @@ def test_every_registry_case_has_a_variant():
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
 def test_variant_wiring(variant):
     """One seed at a small d: every quantity is in the simulator's output and finite, the theory is
-    finite (and so is a finite-width theory at that d)."""
+    finite (and so are a finite-width theory at that d and the reference values)."""
     d = 40 if variant.family != "large_step" else 30
     out = variant.adapter(variant.point(), d, Seed(1, 0))
     for q in variant.quantities:
@@ -119,6 +137,8 @@ def test_variant_wiring(variant):
         assert math.isfinite(q.theory()), q.name
         if q.finite_theory is not None:
             assert math.isfinite(q.finite_theory(400)), q.name
+        for name, ref in q.references:
+            assert math.isfinite(ref()), (q.name, name)
         assert q.target(q.theory(), 1.0) > 0
 
 

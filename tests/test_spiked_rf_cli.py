@@ -158,3 +158,50 @@ def test_spiked_rf_pauses_the_cycle_collector_and_restores_it():
     finally:
         gc.callbacks.remove(probe)
     assert not any(seen)  # no collection ran inside (a callback would see it enabled)
+
+
+# ---- --bulk structured (docs/spiked-rf-finite-width.md) ----------------------------------------------
+
+def test_srf_structured_bulk_rows(capsys):
+    """Rows carry the structured map beside the isotropic one; the isotropic column is the ordinary
+    command's value (the compiled grid, a second route), the structured one is the network's: the
+    committed simulation at d = 1000 (tests/test_spiked_rf_data/finite_width, 16 seeds) gives
+    0.2094 ± 0.0016 at α = 3; and as α0 → ∞ (κ_c → 0) the structured map returns the isotropic one."""
+    args = ["theory", "srf", "--alpha", "0.5,3", "--alpha0", "1,1e4", "--eta-tilde", "5", "--lam", "0.01"]
+    code, out, err = run([*args, "--bulk", "structured", "--format", "json"], capsys)
+    assert code == 0, err
+    obj = json.loads(out)
+    rows = obj["rows"]
+    assert obj["meta"]["command"] == "theory srf --bulk structured"
+    code, out, err = run([*args, "--format", "json"], capsys)
+    iso = json.loads(out)["rows"]
+    assert [(r["alpha0"], r["alpha"]) for r in rows] == [(r["alpha0"], r["alpha"]) for r in iso]
+    for s, i in zip(rows, iso, strict=True):
+        assert s["status"] == "converged" and s["residual"] < 1e-7  # central-difference traces: ≈ 2·10⁻⁹ … 2·10⁻⁸
+        assert s["test_error_isotropic"] == pytest.approx(i["test_error"], rel=1e-9)
+        assert s["train_error_isotropic"] == pytest.approx(i["train_error"], rel=1e-9)
+    strong = rows[1]
+    assert abs(strong["test_error"] - 0.2094) <= 3 * 0.0016 and strong["relative_modelling_error"] > 0.05
+    for r in rows[2:]:  # α0 = 10⁴: κ_c = 2.4·10⁻⁴
+        assert r["kappa_c"] < 1e-3 and r["test_error"] == pytest.approx(r["test_error_isotropic"], rel=1e-4)
+
+
+@pytest.mark.parametrize("extra, name", [
+    (["--bulk", "wishart"], "--bulk"),
+    (["--bulk", "structured", "--readout", "0.3,1.7"], "--bulk"),
+    (["--bulk", "structured", "--noise", "0.1"], "--noise"),
+    (["--bulk", "structured", "--alpha0", "inf"], "--alpha0"),
+    (["--bulk", "structured", "--student", "relu"], "--student"),
+    (["--bulk", "structured", "--width", "300"], "--width"),
+    (["--bulk", "structured", "--lam", "0"], "--lam"),
+    (["--bulk", "structured", "--alpha", "0.1:3:2500"], "grid size"),
+])
+def test_srf_structured_bulk_bad_input(capsys, extra, name):
+    base = ["theory", "srf", "--alpha", "3", "--alpha0", "1", "--eta-tilde", "5"]
+    opts = dict(zip(base[2::2], base[3::2], strict=True))
+    for k, v in zip(extra[::2], extra[1::2], strict=True):
+        opts[k] = v
+    code, out, err = run(["theory", "srf", *[x for kv in opts.items() for x in kv]], capsys)
+    assert code != 0 and not out
+    lines = [ln for ln in err.strip().splitlines() if ln]
+    assert len(lines) == 1 and name in lines[0] and "Traceback" not in err, err

@@ -30,6 +30,7 @@ from ..results import Columns, Result, base_meta, record
 from .errors import check_on_failure, option, point_error
 from .grid import product, values
 from .progress import Progress
+from .srf_structured import BULKS, STRUCTURED_TOL_FLOOR, check_structured, structured_rows
 
 __all__ = ["spiked_rf", "solve_grid", "SRFGrid", "parse_readout", "readout_parts", "finite_d_memory", "MAX_POINTS", "TABLE"]
 
@@ -38,6 +39,10 @@ MAX_POINTS = 20_000
 #: The table's default columns (every column of the result stays in csv/json/parquet).
 TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam", "alpha", "width"),
                 ("test_error", "test_error_infinite", "train_error", "r", "c", "gamma", "status"))
+#: The table's columns with ``bulk="structured"``.
+STRUCTURED_TABLE = Columns(("eta_tilde", "alpha0", "beta", "lam", "alpha"),
+                           ("test_error", "test_error_isotropic", "train_error", "train_error_isotropic", "kappa_c",
+                            "status"))
 
 
 def readout_parts(readout, parse):
@@ -274,7 +279,7 @@ def _without_cycle_collection(fn):
 @_without_cycle_collection
 def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_tilde=None, alpha0=None, c=None,
               r=None, gamma=None, noise=0.0, readout=None, center: bool = True, tol: float = 1e-12,
-              finite_d: int | None = None, width=None, seed: int = 0, max_memory=None,
+              finite_d: int | None = None, width=None, seed: int = 0, max_memory=None, bulk: str = "isotropic",
               on_failure: str = "raise", progress: bool | None = None) -> Result:
     """Exact asymptotic test and training error of ridge on spiked random features after one large
     step (``asymptotics theory srf``).
@@ -303,6 +308,11 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
             then carry ``width``, ``test_error``/``train_error`` at p and
             ``test_error_infinite``/``train_error_infinite``; one row per width.
         seed: seed of the sampled bulk.
+        bulk: ``"isotropic"`` (Cui et al.'s network → sRF map) or ``"structured"``: the trained
+            bulk's weighted-Wishart covariance (:mod:`asymptotics.api.srf_structured`; one-step
+            network, odd student, uniform readout, no label noise); rows then carry
+            ``test_error_isotropic``, ``train_error_isotropic``, ``kappa_c`` and the structured
+            prior's traces beside the errors.
         max_memory: memory the sampled bulk may use (bytes or ``"8GiB"``; default 80 % of what is
             available).
         on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
@@ -339,6 +349,11 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
                          noise=noises)
     product(MAX_POINTS, model=models, beta=betas, lam=lams, alpha=alphas)  # size check only
     ro = parse_readout(readout)
+    if bulk not in BULKS:
+        raise ParameterError(option("bulk"), bulk, "one of " + ", ".join(BULKS))
+    if bulk == "structured":
+        return _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress,
+                           srf_mode=srf_mode, readout=ro, noises=noises, finite_d=finite_d, width=width)
     if finite_d is not None:
         finite_d = check_int(option("finite_d"), finite_d, 2)
         if ro is not None and not ro.is_uniform:
@@ -409,3 +424,30 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
         failed=n_failed,
     )
     return Result(rows=rows, meta=meta, columns=TABLE)
+
+
+def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress, **what) -> Result:
+    """``bulk="structured"``: checked, solved point by point (:mod:`asymptotics.api.srf_structured`)."""
+    from ..activations import resolve_activation
+
+    check_structured(alpha0s=[m["alpha0"] for m in models], alphas=alphas, lams=lams, size=len(models) * len(betas) * len(lams) * len(alphas),
+                     **what)
+    s_act = resolve_activation(student, center=center, name=option("student"))
+    t_act = resolve_activation(teacher, center=center, name=option("teacher"))
+    if abs(s_act.constants().hermite[2]) > 1e-10 * max(1.0, abs(s_act.constants().hermite[1])):
+        raise ParameterError(option("student"), s_act.name, "an odd activation (E σ'' = 0) with the structured bulk")
+    with Progress(len(models) * len(betas) * len(lams), "theory srf --bulk structured", progress) as bar:
+        rows, n_failed = structured_rows(models, betas, lams, alphas, s_act, t_act, tol=float(tol),
+                                         on_failure=on_failure, step=bar.advance)
+    meta = base_meta(
+        command="theory srf --bulk structured",
+        model="one-step network (Cui et al. 2024), structured-bulk map",
+        activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
+        tolerance=max(float(tol), STRUCTURED_TOL_FLOOR),
+        prior="structured bulk N(0, (I + κ_c C)/d), d → ∞ (deterministic equivalents)",
+        conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
+                    "test_error excludes the label noise",
+        formulas="docs/spiked-rf-finite-width.md (a better network → sRF map)",
+        failed=n_failed,
+    )
+    return Result(rows=rows, meta=meta, columns=STRUCTURED_TABLE)

@@ -81,6 +81,7 @@ SYMBOLS: dict[str, tuple[str, str]] = {
     "gamma": ("γ", r"$\gamma$"),
     "theory_finite_N": ("theory, width N", "theory, width $N$"),
     "theory_N_inf": ("theory, N = ∞", r"theory, $N = \infty$"),
+    "theory_structured": ("theory, structured map", "theory, structured map"),
 }
 
 

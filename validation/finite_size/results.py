@@ -48,6 +48,7 @@ class QuantityResult:
             else ``limit_verdict``).
         omega_reason: why these ω.
         per_seed: the per-seed values at each d.
+        references: ``((name, value), …)``: d → ∞ values reported beside ``theory``, not judged.
     """
 
     name: str
@@ -65,10 +66,23 @@ class QuantityResult:
     verdict: Verdict
     omega_reason: str = ""
     per_seed: tuple[tuple[float, ...], ...] = ()
+    references: tuple[tuple[str, float], ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.verdict.passed
+
+    def reference_z(self) -> dict[str, float]:
+        """z = (L − value)/se(L) of the extrapolated limit against each reference value."""
+        ex = self.extrapolation
+        ok = ex is not None and math.isfinite(ex.limit_se) and ex.limit_se > 0
+        return {name: ((ex.limit - v) / ex.limit_se if ok else math.nan) for name, v in self.references}
+
+    def beside(self) -> str:
+        """The reference values in words (``""`` when there are none)."""
+        z = self.reference_z()
+        return "; ".join(f"{name} {v:.6g} (limit z = {z[name]:+.1f})" if math.isfinite(z[name]) else f"{name} {v:.6g}"
+                         for name, v in self.references)
 
     def row(self, case: str, variant: str) -> dict:
         ex = self.extrapolation
@@ -98,6 +112,8 @@ class QuantityResult:
             "finite_p_value": _f(self.verdict.p_value) if self.verdict.kind == "finite-width" else None,
             "reason": self.verdict.reason,
             "omega_reason": self.omega_reason,
+            "references": {name: {"theory": _f(v), "z": _f(self.reference_z()[name])} for name, v in self.references},
+            "beside": self.beside(),
         }
         if self.verdict.kind == "finite-width":
             row["reason"] += f"; limit vs d = ∞ theory: {self.limit_verdict.reason}"
@@ -110,7 +126,8 @@ class QuantityResult:
                 "extrapolation": _clean(self.extrapolation.as_dict()) if self.extrapolation else None,
                 "finite_theory": [_f(v) for v in self.finite_theory] if self.finite_theory else None,
                 "verdict": _clean(vars(self.verdict)), "limit_verdict": _clean(vars(self.limit_verdict)),
-                "omega_reason": self.omega_reason, "per_seed": [[_f(v) for v in vs] for vs in self.per_seed]}
+                "omega_reason": self.omega_reason, "per_seed": [[_f(v) for v in vs] for vs in self.per_seed],
+                "references": [[name, _f(v)] for name, v in self.references]}
 
 
 def _clean(obj):

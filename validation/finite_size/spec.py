@@ -47,6 +47,9 @@ class Quantity:
             seed (e.g. a difference on common random numbers); overrides ``key``.
         finite_theory: ``finite_theory(d) -> float``: a finite-width theory at the simulated d
             (the verdict then compares every d with it).
+        references: ``((name, theory() -> float), …)``: further d → ∞ values reported beside the
+            judged theory with the limit's z against each, never judged (e.g. the isotropic
+            network → sRF map beside the structured one).
         target_se: target standard error of the mean at each d (absolute), or
         target_rel: … relative to |theory| (``target_floor`` when the theory is 0).
         target_floor: the absolute target used when the relative one would be 0.
@@ -61,6 +64,7 @@ class Quantity:
     key: str | None = None
     derive: Callable[[Mapping], float] | None = None
     finite_theory: Callable[[int], float] | None = None
+    references: tuple[tuple[str, Callable[[], float]], ...] = ()
     target_se: float | None = None
     target_rel: float | None = None
     target_floor: float = 1e-3

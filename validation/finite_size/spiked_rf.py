@@ -12,6 +12,13 @@ theory of the sRF at the mapped (c, r, γ) is a *model* of the network: a failin
 measures the network → sRF map's error (issue: tanh/tanh, η̃ = 5, α0 = 1, α = 3, network 0.2006 ±
 0.0029 … vs 0.1911, no trend), not a finite-size effect. A finite-p theory plugs in as
 ``finite_theories[(variant, "test_error")]`` of :func:`~validation.finite_size.study.run_study`.
+**Which theory is judged.** For the network with a uniform readout the structured-bulk map
+(:func:`~asymptotics.theory.spiked_rf.structured_map.structured_one_step`: the trained bulk's
+weighted-Wishart covariance, docs/spiked-rf-finite-width.md), the isotropic map of Cui et al.
+reported beside it (``references``); with readout types the isotropic map (the structured one does
+not cover K types). For the sRF model with K readout types the finite-p theory of the mean
+directions at p = round(βd) (:func:`~asymptotics.theory.spiked_rf.finite_width.solve_finite_width`)
+is judged at every d and the p = ∞ value is the limit reported beside it.
 """
 
 from __future__ import annotations
@@ -25,17 +32,21 @@ from asymptotics.theory.spiked_rf import (
     solve_spiked_rf,
     srf_parameters,
 )
+from asymptotics.theory.spiked_rf.finite_width import solve_finite_width
+from asymptotics.theory.spiked_rf.structured_map import structured_one_step
 
 from .adapters import CUI, SRF, combined
 from .spec import OMEGA_UNKNOWN, Quantity, Variant
 
-__all__ = ["VARIANTS", "srf_theory"]
+__all__ = ["VARIANTS", "srf_theory", "structured_theory", "finite_width_theory"]
 
 FAMILY = "spiked_rf"
 
 _W = ("ω not known: finite-size corrections of the conditional Gaussian equivalence (the spike r·v enters every "
       "neuron at O(1)) are not derived")
 _W_NET = _W + "; for the network the p = ∞ theory also carries the network → sRF map's modelling error"
+_W_STRUCTURED = _W + "; network judged against the structured-bulk map (the isotropic map beside it)"
+_W_TYPES = _W + "; K types: judged at every d against the finite-p theory of the mean directions (p = ∞ beside)"
 
 
 @functools.cache
@@ -48,6 +59,30 @@ def srf_theory(student, teacher, alpha, beta, lam, eta_tilde=None, alpha0=None, 
     return solve_spiked_rf(channel_model(params, student, teacher), alpha, beta, lam)
 
 
+@functools.cache
+def structured_theory(student, teacher, alpha, beta, lam, eta_tilde, alpha0):
+    """The structured-bulk map's solution after one large step (uniform readout, no label noise)."""
+    return structured_one_step(alpha, alpha0, beta, eta_tilde, lam, student, teacher)
+
+
+@functools.cache
+def _finite_width_cached(args, d: int):
+    student, teacher, alpha, beta, lam, eta_tilde, alpha0, c, r, gamma, readout, proportions = args
+    rt = readout_types(readout, proportions)
+    params = (cui_to_srf(eta_tilde, alpha0, student, teacher, readout=rt) if eta_tilde is not None
+              else srf_parameters(c, r, gamma, rt))
+    infinite = srf_theory(student, teacher, alpha, beta, lam, eta_tilde, alpha0, c, r, gamma, readout, proportions)
+    return solve_finite_width(channel_model(params, student, teacher), alpha, beta, lam, max(1, round(beta * d)),
+                              infinite=infinite)
+
+
+def finite_width_theory(student, teacher, alpha, beta, lam, eta_tilde=None, alpha0=None, c=None, r=None, gamma=None,
+                        readout=None, proportions=None):
+    """``theory(d)``: the finite-p sRF test error at p = round(βd) (the simulator's width) for K readout types."""
+    args = (student, teacher, alpha, beta, lam, eta_tilde, alpha0, c, r, gamma, tuple(readout), tuple(proportions))
+    return lambda d: _finite_width_cached(args, int(d)).test_error
+
+
 def _readout_fields(readout, proportions) -> dict:
     return {} if readout is None else dict(readout_values=tuple(readout), readout_proportions=tuple(proportions))
 
@@ -58,10 +93,16 @@ def _network(case, *, student, teacher, eta_tilde, alpha0, lam, alpha, beta=1.0,
                            proportions=proportions)
     params = dict(student=student, teacher=teacher, alpha=alpha, alpha0=alpha0, beta=beta, eta_tilde=eta_tilde,
                   lam=lam, n_test=10_000, measure=("risk", "spike"), **_readout_fields(readout, proportions))
-    qs = [Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN, _W_NET, label="test error ε_g",
-                   target_rel=0.005),
-          Quantity("train_error", lambda: th().train_error, OMEGA_UNKNOWN, _W_NET, label="training error",
-                   target_rel=0.005)]
+    if readout is None:  # judged against the structured-bulk map, the isotropic one beside it
+        st = functools.partial(structured_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
+        qs = [Quantity(q, (lambda q=q: getattr(st(), q)), OMEGA_UNKNOWN, _W_STRUCTURED, label=label, target_rel=0.005,
+                       references=(("isotropic map", lambda q=q: getattr(th(), q)),))
+              for q, label in (("test_error", "test error ε_g"), ("train_error", "training error"))]
+    else:
+        qs = [Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN, _W_NET, label="test error ε_g",
+                       target_rel=0.005),
+              Quantity("train_error", lambda: th().train_error, OMEGA_UNKNOWN, _W_NET, label="training error",
+                       target_rel=0.005)]
     if parameters:
         for q, label in (("r", "measured r"), ("c", "measured c"), ("gamma", "measured γ")):
             qs.append(Quantity(q, (lambda q=q: float(getattr(th().params, q))), OMEGA_UNKNOWN,
@@ -85,7 +126,10 @@ def _srf_mapped(case, *, student, teacher, eta_tilde, alpha0, lam, alpha, beta=1
                     c=tuple(p.bulk) if len(p.bulk) > 1 else p.c, r=p.r, gamma=p.gamma, n_test=10_000,
                     **_readout_fields(readout, proportions))
 
-    q = Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN, _W, label="test error ε_g", target_rel=0.005)
+    finite = None if readout is None else finite_width_theory(student, teacher, alpha, beta, lam, eta_tilde, alpha0,
+                                                              readout=readout, proportions=proportions)
+    q = Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN, _W if readout is None else _W_TYPES,
+                 label="test error ε_g", target_rel=0.005, finite_theory=finite)
     tag = "" if readout is None else "-types"
     return Variant(f"{case}-alpha{alpha:g}{tag}-srf", case, FAMILY,
                    f"sRF at the (c, r, γ) mapped from η̃ = {eta_tilde:g}, α0 = {alpha0:g} ({student}/{teacher}), "
@@ -120,30 +164,32 @@ def _beta(beta: float) -> Variant:
                    f"(p = {beta:g}·d), α = 1 and 3 on common seeds", params, combined(parts), tuple(qs), dims=dims)
 
 
-def _types(teacher: str, quick: bool = False) -> Variant:
+def _types(teacher: str, readout=(0.3, 1.7), quick: bool = False, name: str = "", dims=None) -> Variant:
     case = "spiked-rf-readout-types"
-    th = functools.partial(srf_theory, "tanh", teacher, 3.0, 1.0, 0.01, c=1.0, r=1.5, gamma=1.0, readout=(0.3, 1.7),
-                           proportions=(0.5, 0.5))
+    proportions = tuple(1.0 / len(readout) for _ in readout)
+    kw = dict(c=1.0, r=1.5, gamma=1.0, readout=tuple(readout), proportions=proportions)
+    th = functools.partial(srf_theory, "tanh", teacher, 3.0, 1.0, 0.01, **kw)
     params = dict(student="tanh", teacher=teacher, alpha=3.0, beta=1.0, lam=0.01, c=1.0, r=1.5, gamma=1.0,
-                  readout_values=(0.3, 1.7), readout_proportions=(0.5, 0.5), n_test=10_000)
-    q = Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN,
-                 _W + "; K = 2 types: the mean directions' finite-p noise is O(1/p)", label="test error ε_g",
-                 target_rel=0.005)
-    tag = "sin" if teacher == "sin" else "he3"
-    return Variant(f"{case}-srf-{tag}", case, FAMILY, f"sRF K = 2 types u ∈ {{0.3, 1.7}}, c = 1, r = 1.5, γ = 1, "
-                   f"λ = 0.01, α = 3, target {teacher}", params, SRF, (q,), quick=quick,
-                   covers=("spiked-rf-quick",) if quick else ())
+                  readout_values=tuple(readout), readout_proportions=proportions, n_test=10_000)
+    q = Quantity("test_error", lambda: th().test_error, OMEGA_UNKNOWN, _W_TYPES, label="test error ε_g",
+                 target_rel=0.005, finite_theory=finite_width_theory("tanh", teacher, 3.0, 1.0, 0.01, **kw))
+    tag = name or ("sin" if teacher == "sin" else "he3")
+    types = ", ".join(f"{u:g}" for u in readout)
+    return Variant(f"{case}-srf-{tag}", case, FAMILY, f"sRF K = {len(readout)} types u ∈ {{{types}}}, c = 1, r = 1.5, "
+                   f"γ = 1, λ = 0.01, α = 3, target {teacher}", params, SRF, (q,), quick=quick,
+                   covers=("spiked-rf-quick",) if quick else (), dims=dims or {})
 
 
 def _step_hurts(alpha: float, quick: bool = False) -> Variant:
     case = "spiked-rf-step-hurts"
     th = functools.partial(srf_theory, "tanh", "tanh", alpha, 1.0, 0.01, 5.0, 1.0)
+    st = functools.partial(structured_theory, "tanh", "tanh", alpha, 1.0, 0.01, 5.0, 1.0)
     rf = functools.partial(srf_theory, "tanh", "tanh", alpha, 1.0, 0.01, c=1.0, r=0.0, gamma=0.0)
     params = dict(student="tanh", teacher="tanh", alpha=alpha, alpha0=1.0, beta=1.0, eta_tilde=5.0, lam=0.01,
                   n_test=10_000, measure=("risk", "baseline"))
-    qs = (Quantity("network − RF (common data)", lambda: th().test_error - rf().test_error, OMEGA_UNKNOWN, _W_NET,
-                   derive=lambda o: o["test_error"] - o["test_error0"], label="ε_g(network) − ε_g(RF)",
-                   target_se=0.002),
+    qs = (Quantity("network − RF (common data)", lambda: st().test_error - rf().test_error, OMEGA_UNKNOWN,
+                   _W_STRUCTURED, derive=lambda o: o["test_error"] - o["test_error0"], label="ε_g(network) − ε_g(RF)",
+                   target_se=0.002, references=(("isotropic map", lambda: th().test_error - rf().test_error),)),
           Quantity("test_error0 (RF, W0)", lambda: rf().test_error, (1.0,),
                    "ω = 1: finite-size bias of a ridge risk of random features (r = 0)", key="test_error0",
                    label="ε_g of RF at W⁰", target_rel=0.005))
@@ -159,6 +205,9 @@ VARIANTS = (
     _beta(2.0),
     _types("sin", quick=True),
     _types("x + (x**3 - 3*x)/sqrt(6)"),
+    # docs/spiked-rf-finite-width.md: three types, where the p = ∞ value (0.184) is far from every network
+    _types("x + (x**3 - 3*x)/sqrt(6)", readout=(0.5, 1.0, 1.5), name="three-he3",
+           dims={"default": (300, 424, 600, 849, 1200, 1697, 2400)}),
     _network("spiked-rf-readout-types", student="tanh", teacher="tanh", eta_tilde=3.0, alpha0=2.0, lam=0.01, alpha=2.0,
              readout=(0.5, 1.5), proportions=(0.5, 0.5)),
     _srf_mapped("spiked-rf-readout-types", student="tanh", teacher="tanh", eta_tilde=3.0, alpha0=2.0, lam=0.01,

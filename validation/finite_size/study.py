@@ -112,7 +112,8 @@ def run_study(variant: Variant, mode: str | StudyMode = "default", *, root_seed:
     for q in variant.quantities:
         per_seed = [np.array([q.value(o) for o in outputs[d]]) for d in dims]
         finite = extra.get((variant.name, q.name), q.finite_theory)
-        results.append(_analyse(q, theories[q.name], dims, per_seed, finite))
+        refs = tuple((name, float(ref())) for name, ref in q.references)
+        results.append(_analyse(q, theories[q.name], dims, per_seed, finite, refs))
     total = time.perf_counter() - t_start
     meta = {"store": {"hits": store.hits, "misses": store.misses} if store is not None else None,
             "note": variant.note, "dropped_dims": list(dropped), "mode": vars(m), "budget_s": budget,
@@ -156,7 +157,8 @@ def _pilot(dims, pilot: int, budget: float, simulate, seconds) -> tuple[tuple[in
     return tuple(done), ()
 
 
-def _analyse(q, theory: float, dims: Sequence[int], per_seed: list[np.ndarray], finite) -> QuantityResult:
+def _analyse(q, theory: float, dims: Sequence[int], per_seed: list[np.ndarray], finite,
+             references: tuple[tuple[str, float], ...] = ()) -> QuantityResult:
     means, ses, method, vm = standard_errors(dims, per_seed)
     counts = np.array([v.size for v in per_seed])
     # degrees of freedom of the errors: the pooled seeds less the variance model's parameters, or the
@@ -177,7 +179,7 @@ def _analyse(q, theory: float, dims: Sequence[int], per_seed: list[np.ndarray], 
     return QuantityResult(q.name, q.label or q.name, theory, tuple(int(d) for d in dims),
                           tuple(int(c) for c in counts), tuple(float(v) for v in means),
                           tuple(float(v) for v in ses), method, nu, ex, limit_v, finite_vals, verdict,
-                          q.omega_reason, tuple(tuple(float(x) for x in v) for v in per_seed))
+                          q.omega_reason, tuple(tuple(float(x) for x in v) for v in per_seed), references)
 
 
 def run_studies(variants: Sequence[Variant], mode: str | StudyMode = "default", *,

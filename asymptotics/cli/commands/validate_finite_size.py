@@ -21,7 +21,7 @@ __all__ = ["run_finite_size", "study_mode", "TABLE_COLUMNS"]
 
 #: Columns of the printed table (json/csv/parquet carry every column, per-d lists included).
 TABLE_COLUMNS = ("case", "variant", "quantity", "theory", "limit", "limit_se", "z", "omega", "chi2_dof", "p_value",
-                 "verdict", "dims", "passed")
+                 "verdict", "dims", "passed", "beside")
 
 
 def study_mode(quick: bool, full: bool, size: str | None = None) -> str:

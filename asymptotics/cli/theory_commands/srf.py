@@ -8,6 +8,10 @@ Two ways to give the model (every parameter accepts a grid: ``0.5``, ``1,2,4``, 
   limit), mapped to (c, r, γ);
 * the sRF model itself: ``--c --r --gamma``.
 
+``--bulk structured`` replaces the isotropic map of the one-step network by the structured-bulk
+map (the trained bulk's covariance; rows carry the isotropic values beside), ``--width`` adds the
+finite-width theory of the readout's mean directions (readout types).
+
 Common: ``--alpha`` α = n/d, ``--beta`` β = p/d, ``--lam`` λ (Cui's ridge Σ(y − ŷ)² + λ‖a‖², not
 rescaled), ``--noise`` σ_ε, ``--readout VALUES[:PROPORTIONS]`` readout-initialisation types
 (``0.3,1.7:0.5,0.5``; equal proportions when omitted). Curves along α are solved by continuation.
@@ -137,6 +141,18 @@ from ..options import OUTPUT, command, grid, opt, param
             ),
         ],
         None,
+    ),
+    param(
+        "bulk",
+        Annotated[
+            str,
+            typer.Option(
+                "--bulk",
+                metavar="BULK",
+                help="isotropic (Cui et al.'s network → sRF map) or structured: the trained bulk's weighted-Wishart covariance, which the isotropic map misses at strong steps (odd student, uniform readout, no label noise; docs/spiked-rf-finite-width.md).",
+            ),
+        ],
+        "isotropic",
     ),
     opt("seed", 0, help="seed of the sampled bulk for --finite-d."),
     opt("keep_going"),

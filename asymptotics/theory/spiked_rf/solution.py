@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...solvers import SolverResult
-from ...solvers.result import SINGULAR
+from ...solvers.result import CONVERGED, SINGULAR
 from .mapping import SpikedRFParameters
 
 __all__ = ["SpikedRFSolution", "failed_solution", "not_converged_message", "MIN_STABILITY_MARGIN"]
@@ -122,7 +122,8 @@ def failed_solution(model, alpha, beta, lam, res: SolverResult | None, prior, me
         test_error=math.nan, train_error=math.nan, alpha=alpha, beta=beta, lam=lam,
         noise=math.sqrt(model.noise_var), params=model.params, V1=nanKK, V2=nanK, Q1=nanKK, Q2=nanK,
         m=nanK, t=nanK, psi=nanK, V1hat=nanKK, V2hat=nanK, Q1hat=nanKK, q2hat=nanK, that=nanK, psihat=nanK,
-        converged=False, status=res.status if res is not None else SINGULAR,
+        # the responses may have converged while the rest has no solution: never "converged" here
+        converged=False, status=res.status if res is not None and res.status != CONVERGED else SINGULAR,
         message=message or (res.message if res is not None else "failed"),
         iterations=res.iterations if res is not None else 0,
         residual=res.residual if res is not None else math.inf, method=method,
