@@ -74,17 +74,19 @@ def _setting(setting: str, psi1: float, quick: bool = False, covers=(), gradient
                    params, BA, (q,), dims=_DIMS.get(psi1, {}), quick=quick, covers=covers)
 
 
-def _typed(setting: str, psi1: float, K: int, model: str = "network", name: str = "", note: str = "") -> Variant:
+def _typed(setting: str, psi1: float, K: int, model: str = "network", name: str = "", note: str = "",
+           gradient: str = "exact") -> Variant:
     """The large step with K quantile readout types through the Cui protocol (η̃ = 1, α0 = α = ψ1,
-    β = ψ2, λ_C = λψ1/ψ2): the one-step ``network``, or the typed ``srf`` model it reduces to (the
-    (c(u), r u, γ) of the map, isotropic bulk), against the finite-N theory with the same K types."""
+    β = ψ2, λ_C = λψ1/ψ2): the one-step ``network`` (its step on the residual, or with ``gradient =
+    "labels"`` on y as in the theory), or the typed ``srf`` model it reduces to (the (c(u), r u, γ)
+    of the map, isotropic bulk), against the finite-N theory with the same K types."""
     s = SETTINGS[setting]
     rule = readout_rule("quantile", K)
     values, weights = tuple(rule.values.tolist()), tuple(rule.weights.tolist())
     common = dict(student=s["student"], teacher=s["teacher"], alpha=psi1, beta=s["psi2"], lam=s["lam"] * psi1 / s["psi2"],
                   noise=s["noise"], readout_values=values, readout_proportions=weights, n_test=10_000, measure=("risk",))
     if model == "network":
-        params, adapter = dict(common, alpha0=psi1, eta_tilde=1.0), CUI
+        params, adapter = dict(common, alpha0=psi1, eta_tilde=1.0, gradient=gradient), CUI
     else:
         def params():
             p = cui_to_srf(1.0, psi1, s["student"], s["teacher"], s["noise"], readout_types(values, weights))
@@ -96,7 +98,10 @@ def _typed(setting: str, psi1: float, K: int, model: str = "network", name: str 
                  label=f"test error ({K} types)", target_rel=0.005)
     case = "large-step-exact-four-types" if K == 4 and setting == "b" else _CASES[setting]
     what = "one-step network (Cui protocol" if model == "network" else "typed sRF model (the map's c(u), r·u, γ"
-    return Variant(name or f"{_CASES[setting]}-psi1-{psi1:g}-types{K}-{model}", case, FAMILY,
+    if gradient == "labels":
+        what = "one-step network, step on the labels y as in the theory (Cui protocol"
+    suffix = "-labels" if gradient == "labels" else ""
+    return Variant(name or f"{_CASES[setting]}-psi1-{psi1:g}-types{K}-{model}{suffix}", case, FAMILY,
                    f"({setting}) {s['student']}/{s['teacher']}, ψ1 = {psi1:g}, {K} quantile readout types, {what}, "
                    "η̃ = 1, α0 = α = ψ1, β = ψ2, λ_C = λψ1/ψ2): finite-N theory", params, adapter, (q,),
                    dims=_DIMS.get(psi1, {}), note=note)
@@ -116,5 +121,6 @@ VARIANTS = (
     # where the Gaussian-readout network fails ((a) ψ1 = 8): the network with 16 readout types, and the
     # typed sRF model it reduces to, against the same finite-N theory — which step of the reduction is off
     _typed("a", 8.0, 16, "network"),
+    _typed("a", 8.0, 16, "network", gradient="labels"),
     _typed("a", 8.0, 16, "srf"),
 )
