@@ -205,3 +205,30 @@ def test_srf_structured_bulk_bad_input(capsys, extra, name):
     assert code != 0 and not out
     lines = [ln for ln in err.strip().splitlines() if ln]
     assert len(lines) == 1 and name in lines[0] and "Traceback" not in err, err
+
+
+def test_srf_structured_bulk_failed_point_is_marked_with_its_status(monkeypatch):
+    """A point whose structured solve fails is a row with the solver's status and no numbers
+    (``on_failure="mark"``), or one error naming the point (``"raise"``); the others are solved."""
+    import types
+
+    import asymptotics as asy
+    from asymptotics.errors import ConvergenceError
+    from asymptotics.solvers import Status
+    from asymptotics.theory.spiked_rf import structured_map
+
+    real = structured_map.structured_one_step
+
+    def flaky(alpha, *args, **kw):
+        if alpha == 3.0:
+            raise ConvergenceError("no fixed point", types.SimpleNamespace(status=Status.MAX_STEPS))
+        return real(alpha, *args, **kw)
+
+    monkeypatch.setattr(structured_map, "structured_one_step", flaky)
+    res = asy.spiked_rf(alpha=[0.5, 3.0], alpha0=1, eta_tilde=5, lam=0.01, bulk="structured", on_failure="mark")
+    ok, bad = res.rows
+    assert ok["status"] == "converged" and ok["test_error"] > 0
+    assert bad["status"] == Status.MAX_STEPS.label and bad["test_error"] is None and "no fixed point" in bad["message"]
+    assert res.meta["failed"] == 1
+    with pytest.raises(ConvergenceError, match="alpha=3"):
+        asy.spiked_rf(alpha=[0.5, 3.0], alpha0=1, eta_tilde=5, lam=0.01, bulk="structured")

@@ -429,13 +429,13 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
 def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress, **what) -> Result:
     """``bulk="structured"``: checked, solved point by point (:mod:`asymptotics.api.srf_structured`)."""
     from ..activations import resolve_activation
+    from ..theory.spiked_rf.structured_map import require_odd_student
 
     check_structured(alpha0s=[m["alpha0"] for m in models], alphas=alphas, lams=lams, size=len(models) * len(betas) * len(lams) * len(alphas),
                      **what)
     s_act = resolve_activation(student, center=center, name=option("student"))
     t_act = resolve_activation(teacher, center=center, name=option("teacher"))
-    if abs(s_act.constants().hermite[2]) > 1e-10 * max(1.0, abs(s_act.constants().hermite[1])):
-        raise ParameterError(option("student"), s_act.name, "an odd activation (E σ'' = 0) with the structured bulk")
+    require_odd_student(s_act, option("student"))
     with Progress(len(models) * len(betas) * len(lams), "theory srf --bulk structured", progress) as bar:
         rows, n_failed = structured_rows(models, betas, lams, alphas, s_act, t_act, tol=float(tol),
                                          on_failure=on_failure, step=bar.advance)

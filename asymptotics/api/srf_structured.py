@@ -18,7 +18,9 @@ from __future__ import annotations
 import math
 
 from ..errors import ConvergenceError, ParameterError
-from .errors import option, point_error
+from ..params import check_positive
+from ..solvers import Status
+from .errors import option, point_error, status_code
 
 __all__ = ["BULKS", "MAX_STRUCTURED_POINTS", "check_structured", "structured_rows"]
 
@@ -50,8 +52,7 @@ def check_structured(*, srf_mode: bool, readout, noises, finite_d, width, alpha0
             raise ParameterError(option("alpha0"), a0, "finite with the structured bulk (α0 = ∞ is the isotropic map)")
     for name, vals in (("alpha", alphas), ("lam", lams)):
         for v in vals:
-            if not v > 0:
-                raise ParameterError(option(name), v, "> 0 with the structured bulk")
+            check_positive(option(name), v)
     if size > MAX_STRUCTURED_POINTS:
         raise ParameterError("grid size", size, f"at most {MAX_STRUCTURED_POINTS} points with {bulk} structured "
                              "(each point is a separate solve)")
@@ -79,10 +80,8 @@ def structured_rows(models, betas, lams, alphas, student, teacher, *, tol: float
                         failed += 1
                         if on_failure == "raise":
                             raise point_error("theory srf --bulk structured", point, str(exc)) from None
-                        status = getattr(getattr(exc, "result", None), "status", None)
                         rows.append({**point, "bulk": "structured", "test_error": None, "train_error": None,
-                                     "status": status.label if hasattr(status, "label") else "max_steps",
-                                     "message": str(exc)})
+                                     "status": Status(status_code(exc)).label, "message": str(exc)})
                         continue
                     rows.append({**point, "bulk": "structured", **sol.as_dict()})
                 step()

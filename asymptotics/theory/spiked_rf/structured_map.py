@@ -67,6 +67,7 @@ __all__ = [
     "BatchLaw",
     "StructuredBulk",
     "structured_bulk",
+    "require_odd_student",
     "bulk_self_energy",
     "resolvent_quadratic_forms",
     "structured_prior_traces",
@@ -116,6 +117,14 @@ class StructuredBulk:
     c: float
 
 
+def require_odd_student(student, name: str = "student") -> None:
+    r"""Raise :class:`ParameterError` (naming ``name``) unless the resolved activation ``student`` has
+    E σ''(z) = 0 (μ2 = 0 relative to μ1), the case the structured map is derived for."""
+    cs = student.constants()
+    if abs(cs.hermite[2]) > 1e-10 * max(1.0, abs(cs.hermite[1])):
+        raise ParameterError(name, student.name, "an odd activation (E σ'' = 0) for the structured map")
+
+
 def structured_bulk(eta_tilde: float, alpha0: float, student, teacher, beta: float = 1.0) -> StructuredBulk:
     r"""The structured bulk of the Gaussian-equivalent first step (odd student; κ_c = η̃²Var σ'/α0)."""
     eta = float(eta_tilde)
@@ -125,8 +134,7 @@ def structured_bulk(eta_tilde: float, alpha0: float, student, teacher, beta: flo
     beta = check_positive("beta", beta)
     s_act = resolve_activation(student, name="student")
     cs = s_act.constants()
-    if abs(cs.hermite[2]) > 1e-10 * max(1.0, abs(cs.hermite[1])):
-        raise ParameterError("student", str(student), "an odd activation (E σ'' = 0) for the structured map")
+    require_odd_student(s_act)
     t_act = resolve_activation(teacher, name="teacher")
     g, w = composite_rule(tuple(t_act.kinks), 24, 14.0, 0.5)
     g, w = np.asarray(g, float), np.asarray(w, float)
