@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -205,6 +206,47 @@ def test_srf_structured_bulk_bad_input(capsys, extra, name):
     assert code != 0 and not out
     lines = [ln for ln in err.strip().splitlines() if ln]
     assert len(lines) == 1 and name in lines[0] and "Traceback" not in err, err
+
+
+def test_srf_self_term_rows(capsys):
+    """``--bulk self-term``: the isotropic column is the ordinary command's value (the compiled grid,
+    a second route), α0 = ∞ is allowed and spelled ``inf``; the self term k = η̃ ‖ĝ‖ E tanh⁽³⁾
+    (sin teacher: ‖ĝ‖² = e^{-1} + (1 − e^{-2})/(2α0); E tanh⁽³⁾ = −0.36359537628… by mpmath in
+    test_spiked_rf_self_term) lowers the error."""
+    args = ["theory", "srf", "--alpha", "0.5,3", "--alpha0", "20,inf", "--eta-tilde", "3", "--lam", "0.1",
+            "--teacher", "sin"]
+    code, out, err = run([*args, "--bulk", "self-term", "--format", "json"], capsys)
+    assert code == 0, err
+    obj = json.loads(out)
+    rows = obj["rows"]
+    assert obj["meta"]["command"] == "theory srf --bulk self-term"
+    code, out, err = run([*args, "--format", "json"], capsys)
+    iso = json.loads(out)["rows"]
+    assert [(r["alpha0"], r["alpha"]) for r in rows] == [(r["alpha0"], r["alpha"]) for r in iso]
+    assert {r["alpha0"] for r in rows} == {20.0, "inf"}
+    for s, i in zip(rows, iso, strict=True):
+        assert s["status"] == "converged" and s["residual"] < 1e-9
+        assert s["test_error_isotropic"] == pytest.approx(i["test_error"], rel=1e-9)
+        assert s["train_error_isotropic"] == pytest.approx(i["train_error"], rel=1e-9)
+        gnorm2 = math.exp(-1) + ((1 - math.exp(-2)) / 2 / s["alpha0"] if s["alpha0"] != "inf" else 0.0)
+        assert s["self_term"] == pytest.approx(3 * math.sqrt(gnorm2) * -0.3635953762809, rel=1e-9)
+        assert s["bulk_excess"] == pytest.approx(i["c"] - 1.0, abs=1e-12)
+        assert s["test_error"] < s["test_error_isotropic"]
+
+
+@pytest.mark.parametrize("extra, name", [
+    (["--readout", "0.3,1.7"], "--bulk"),
+    (["--noise", "0.1"], "--noise"),
+    (["--student", "relu"], "--student"),
+    (["--width", "300"], "--width"),
+])
+def test_srf_self_term_bad_input(capsys, extra, name):
+    args = ["theory", "srf", "--alpha", "3", "--alpha0", "20", "--eta-tilde", "3", "--bulk", "self-term", *extra]
+    code, out, err = run(args, capsys)
+    assert code != 0 and not out
+    lines = [ln for ln in err.strip().splitlines() if ln]
+    assert len(lines) == 1 and name in lines[0] and "Traceback" not in err, err
+    assert "self-term" in lines[0] or "self term" in lines[0]
 
 
 def test_srf_structured_bulk_failed_point_is_marked_with_its_status(monkeypatch):

@@ -48,7 +48,7 @@ MAX_WORKERS = 1024
 LONG_RUN_D = 4000
 
 _SIM_PARAMS = ("d", "psi1", "psi2", "eta", "eta_exponent", "alpha", "alpha0", "beta", "eta_tilde", "c", "r",
-               "gamma", "lam", "noise", "steps")
+               "gamma", "self_term", "lam", "noise", "steps")
 #: The quantities the table shows by default, per protocol and measurement group (mean ± s.e.).
 _SHOWN = {
     "ba": {"risk": ("risk0", "risk1", "delta"), "spike": ("overlap_beta",), "ck": ("ck_outlier",)},
@@ -59,7 +59,7 @@ _SHOWN = {
 PROTOCOL_GRIDS = {
     "ba": ("d", "psi1", "psi2", "eta", "eta_exponent", "lam", "noise", "steps"),
     "cui": ("d", "alpha", "alpha0", "beta", "eta_tilde", "lam", "noise", "steps"),
-    "srf": ("d", "alpha", "beta", "lam", "c", "r", "gamma", "noise"),
+    "srf": ("d", "alpha", "beta", "lam", "c", "r", "gamma", "self_term", "noise"),
 }
 _ALL_GRIDS = sorted({n for v in PROTOCOL_GRIDS.values() for n in v})
 
@@ -99,7 +99,7 @@ def config_options(cls, **options) -> dict:
 
 def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bool = True, d=1000, psi1=None,
              psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
-             r=None, gamma=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
+             r=None, gamma=None, self_term=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
              gradient: str = "exact", batches: str = "same", measure=None, n_test: int | None = 10_000,
              test_risk=None, risk_rtol=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
              per_seed: bool = False, max_memory=None, progress: bool | None = None, matrix: str = "weights,ck",
@@ -118,6 +118,8 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
             constant (1) and the exponent of N in η (0; 0.5 is the large step) (grids).
         alpha, alpha0, beta, eta_tilde: (cui, srf) α = n/d (1), α0 = n0/d (1), β = p/d (1), η̃ (1) (grids).
         c, r, gamma: (srf) bulk variance (1), spike strength (0), spike–target overlap (0) (grids).
+        self_term: (srf) k of the step's self term, bulk columns √c wⱼ(1 + k uⱼ⟨wⱼ, v⟩) (0) (grid;
+            ``docs/spiked-rf-finite-width.md``, "The self term").
         lam: ridge λ ≥ 0 (ba: (λ/N)‖a‖² on the mean loss, default 1e-3; cui/srf: λ‖a‖² on the
             summed loss, default 0.01) (grid).
         noise: σ_ε (ba default 0.1, cui/srf 0) (grid).
@@ -162,7 +164,8 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     if proto not in PROTOCOL_GRIDS:
         raise ParameterError(option("protocol"), protocol, "one of ba, cui, srf")
     given = {"d": d, "psi1": psi1, "psi2": psi2, "eta": eta, "eta_exponent": eta_exponent, "alpha": alpha,
-             "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma, "lam": lam,
+             "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma,
+             "self_term": self_term, "lam": lam,
              "noise": noise, "steps": steps}
     allowed = PROTOCOL_GRIDS[proto]
     for name in _ALL_GRIDS:

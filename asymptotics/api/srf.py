@@ -43,6 +43,9 @@ TABLE = Columns(("eta_tilde", "alpha0", "c", "r", "gamma", "noise", "beta", "lam
 STRUCTURED_TABLE = Columns(("eta_tilde", "alpha0", "beta", "lam", "alpha"),
                            ("test_error", "test_error_isotropic", "train_error", "train_error_isotropic", "kappa_c",
                             "status"))
+SELF_TERM_TABLE = Columns(("eta_tilde", "alpha0", "beta", "lam", "alpha"),
+                          ("test_error", "test_error_isotropic", "train_error", "train_error_isotropic", "self_term",
+                           "bulk_excess", "status"))
 
 
 def readout_parts(readout, parse):
@@ -308,11 +311,14 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
             then carry ``width``, ``test_error``/``train_error`` at p and
             ``test_error_infinite``/``train_error_infinite``; one row per width.
         seed: seed of the sampled bulk.
-        bulk: ``"isotropic"`` (Cui et al.'s network → sRF map) or ``"structured"``: the trained
+        bulk: ``"isotropic"`` (Cui et al.'s network → sRF map), ``"structured"``: the trained
             bulk's weighted-Wishart covariance (:mod:`asymptotics.api.srf_structured`; one-step
-            network, odd student, uniform readout, no label noise); rows then carry
+            network, odd student, uniform readout, no label noise; rows then carry
             ``test_error_isotropic``, ``train_error_isotropic``, ``kappa_c`` and the structured
-            prior's traces beside the errors.
+            prior's traces beside the errors), or ``"self-term"``: the isotropic map with the step's
+            self term w⁰ⱼ(1 + k⟨w⁰ⱼ, v⟩) (:mod:`asymptotics.theory.spiked_rf.self_term`; same coverage,
+            α0 = ∞ allowed; rows carry ``self_term`` k, ``bulk_excess`` c − 1 and the isotropic
+            values beside).
         max_memory: memory the sampled bulk may use (bytes or ``"8GiB"``; default 80 % of what is
             available).
         on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
@@ -351,9 +357,9 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
     ro = parse_readout(readout)
     if bulk not in BULKS:
         raise ParameterError(option("bulk"), bulk, "one of " + ", ".join(BULKS))
-    if bulk == "structured":
+    if bulk in ("structured", "self-term"):
         return _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress,
-                           srf_mode=srf_mode, readout=ro, noises=noises, finite_d=finite_d, width=width)
+                           srf_mode=srf_mode, readout=ro, noises=noises, finite_d=finite_d, width=width, kind=bulk)
     if finite_d is not None:
         finite_d = check_int(option("finite_d"), finite_d, 2)
         if ro is not None and not ro.is_uniform:
@@ -426,28 +432,33 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
     return Result(rows=rows, meta=meta, columns=TABLE)
 
 
-def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress, **what) -> Result:
-    """``bulk="structured"``: checked, solved point by point (:mod:`asymptotics.api.srf_structured`)."""
+def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress, *, kind,
+                **what) -> Result:
+    """``bulk="structured"`` or ``"self-term"``: checked, solved point by point
+    (:mod:`asymptotics.api.srf_structured`)."""
     from ..activations import resolve_activation
     from ..theory.spiked_rf.structured_map import require_odd_student
 
-    check_structured(alpha0s=[m["alpha0"] for m in models], alphas=alphas, lams=lams, size=len(models) * len(betas) * len(lams) * len(alphas),
-                     **what)
+    check_structured(alpha0s=[m["alpha0"] for m in models if "alpha0" in m], alphas=alphas, lams=lams, size=len(models) * len(betas) * len(lams) * len(alphas),
+                     kind=kind, **what)
     s_act = resolve_activation(student, center=center, name=option("student"))
     t_act = resolve_activation(teacher, center=center, name=option("teacher"))
-    require_odd_student(s_act, option("student"))
-    with Progress(len(models) * len(betas) * len(lams), "theory srf --bulk structured", progress) as bar:
+    require_odd_student(s_act, option("student"), "the structured map" if kind == "structured" else "the self term")
+    with Progress(len(models) * len(betas) * len(lams), f"theory srf --bulk {kind}", progress) as bar:
         rows, n_failed = structured_rows(models, betas, lams, alphas, s_act, t_act, tol=float(tol),
-                                         on_failure=on_failure, step=bar.advance)
+                                         on_failure=on_failure, step=bar.advance, kind=kind)
+    structured = kind == "structured"
     meta = base_meta(
-        command="theory srf --bulk structured",
-        model="one-step network (Cui et al. 2024), structured-bulk map",
+        command=f"theory srf --bulk {kind}",
+        model="one-step network (Cui et al. 2024), " + ("structured-bulk map" if structured
+                                                        else "isotropic map with the step's self term"),
         activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
         tolerance=max(float(tol), STRUCTURED_TOL_FLOOR),
-        prior="structured bulk N(0, (I + κ_c C)/d), d → ∞ (deterministic equivalents)",
+        prior=("structured bulk N(0, (I + κ_c C)/d), d → ∞ (deterministic equivalents)" if structured
+               else "Marchenko–Pastur (c·MP(β)), d → ∞; self term k = η̃ E[σ⁽³⁾] ‖ĝ‖ = r E[σ⁽³⁾]/E[σ']"),
         conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
                     "test_error excludes the label noise",
         formulas="docs/spiked-rf-finite-width.md (a better network → sRF map)",
         failed=n_failed,
     )
-    return Result(rows=rows, meta=meta, columns=STRUCTURED_TABLE)
+    return Result(rows=rows, meta=meta, columns=STRUCTURED_TABLE if structured else SELF_TERM_TABLE)

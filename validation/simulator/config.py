@@ -405,6 +405,9 @@ class SRFConfig(_ConfigBase, _CuiSizes):
         c: bulk variance, one number, or one per readout type (Cui §7: c_k depends on the type).
         r: spike strength (≥ 0); neuron j has spike r·uⱼ.
         gamma: overlap γ ∈ [−1, 1] between the spike v and the target direction θ.
+        self_term: k of the step's self term: each bulk column √c wⱼ is rescaled by
+            (1 + k uⱼ⟨wⱼ, v⟩) (the w⁰-component of one large step, k = r E[σ⁽³⁾]/E[σ']); 0, the
+            default, is the plain sRF model (``docs/spiked-rf-finite-width.md``, "The self term").
         measure: ``risk`` (test_error, train_error), ``spike`` (overlap_beta, overlap_a, top_sv2,
             bulk_edge_sv2, beta_energy and the re-measured r, c, gamma of F), ``ck``.
     """
@@ -417,6 +420,7 @@ class SRFConfig(_ConfigBase, _CuiSizes):
     c: float | tuple[float, ...] = 1.0
     r: float = 0.0
     gamma: float = 0.0
+    self_term: float = 0.0
     noise: float = 0.0
     readout_values: tuple[float, ...] = (1.0,)
     readout_proportions: tuple[float, ...] = (1.0,)
@@ -443,6 +447,7 @@ class SRFConfig(_ConfigBase, _CuiSizes):
             self._set("c", check_nonnegative("c", self.c))
         self._set("r", check_nonnegative("r", self.r))
         self._set("gamma", check_in_range("gamma", self.gamma, -1.0, 1.0))
+        self._set("self_term", check_in_range("self_term", self.self_term, -1e6, 1e6))
         self._set("measure", _measure(self.measure, ("risk", "spike", "ck")))
 
     def bulk_variances(self) -> tuple[float, ...]:

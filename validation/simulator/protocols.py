@@ -13,7 +13,8 @@ Cui et al. (``docs/spiked-rf.md``) — :func:`run_cui`:
     train_error = (1/n)Σ_μ(y_μ − ŷ_μ)².
 
 Spiked RF (``docs/spiked-rf.md``) — :func:`run_srf`: features σ(Fᵀx), F = √c W + r v uᵀ
-(columns), θ = γ v + √(1 − γ²) ζ; readout and errors as in Cui.
+(columns; with the self term k, √c wⱼ (1 + k uⱼ⟨wⱼ, v⟩)), θ = γ v + √(1 − γ²) ζ; readout and
+errors as in Cui.
 """
 
 from __future__ import annotations
@@ -210,7 +211,10 @@ def run_srf(cfg: SRFConfig, ctx: RunContext, stage) -> dict:
     _unit_columns(s, d, p, Ws[0])
     u = _types(cfg.readout_values, cfg.readout_proportions, p)
     cvals = _types(cfg.bulk_variances(), cfg.readout_proportions, p)
-    Ws[0] *= np.sqrt(cvals)[None, :]
+    scale = np.sqrt(cvals)
+    if cfg.self_term != 0.0:  # the step's self term: √c wⱼ (1 + k uⱼ ⟨wⱼ, v⟩)
+        scale = scale * (1.0 + cfg.self_term * u * (v @ Ws[0]))
+    Ws[0] *= scale[None, :]
     Ws[0] += cfg.r * np.outer(v, u)
     out: dict = {}
     if "spike" in cfg.measure:

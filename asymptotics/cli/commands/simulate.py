@@ -10,7 +10,7 @@ Three protocols (``--protocol``):
 * ``cui`` — Cui et al. (2024): ``--alpha`` α = n/d, ``--alpha0`` α0 = n0/d, ``--beta`` β = p/d,
   ``--eta-tilde`` η̃, ``--lam`` (Σ(y − ŷ)² + λ‖a‖², not rescaled), ``--readout VALUES[:PROPORTIONS]``.
   Reports test_error, train_error and the measured sRF parameters r, c, gamma.
-* ``srf`` — the spiked random-features model: ``--alpha --beta --lam --c --r --gamma``.
+* ``srf`` — the spiked random-features model: ``--alpha --beta --lam --c --r --gamma`` (``--self-term``).
 
 Every numeric parameter (and ``--d``, ``--steps``) accepts a grid: ``0.5``, ``1,2,4``,
 ``0:1:5``, ``log:1e-4:1:5``; several grids form a Cartesian product, each point simulated with
@@ -63,6 +63,9 @@ def simulate_command(
     c: Annotated[str | None, _g("(srf) bulk variance c (default 1)")] = None,
     r: Annotated[str | None, _g("(srf) spike strength r (default 0)")] = None,
     gamma: Annotated[str | None, _g("(srf) spike–target overlap γ in [-1, 1] (default 0)")] = None,
+    self_term: Annotated[
+        str | None, _g("(srf) self term k: bulk columns √c wⱼ(1 + k uⱼ⟨wⱼ, v⟩), the w⁰-part of a large step (default 0)")
+    ] = None,
     lam: Annotated[
         str | None,
         _g(
@@ -139,7 +142,7 @@ def simulate_command(
 
     run_api(api.simulate, protocol=protocol, student=student, teacher=teacher,
             center=center, d=d, psi1=psi1, psi2=psi2, eta=eta, eta_exponent=eta_exponent, alpha=alpha, alpha0=alpha0,
-            beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, lam=lam, noise=noise, steps=steps, readout=readout,
+            beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, self_term=self_term, lam=lam, noise=noise, steps=steps, readout=readout,
             features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol, seeds=seeds,
             seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, matrix=matrix,
             ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues, **options)

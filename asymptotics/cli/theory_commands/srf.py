@@ -9,7 +9,8 @@ Two ways to give the model (every parameter accepts a grid: ``0.5``, ``1,2,4``, 
 * the sRF model itself: ``--c --r --gamma``.
 
 ``--bulk structured`` replaces the isotropic map of the one-step network by the structured-bulk
-map (the trained bulk's covariance; rows carry the isotropic values beside), ``--width`` adds the
+map (the trained bulk's covariance; rows carry the isotropic values beside), ``--bulk self-term``
+adds the step's self term to the isotropic map (large α0), ``--width`` adds the
 finite-width theory of the readout's mean directions (readout types).
 
 Common: ``--alpha`` α = n/d, ``--beta`` β = p/d, ``--lam`` λ (Cui's ridge Σ(y − ŷ)² + λ‖a‖², not
@@ -149,7 +150,7 @@ from ..options import OUTPUT, command, grid, opt, param
             typer.Option(
                 "--bulk",
                 metavar="BULK",
-                help="isotropic (Cui et al.'s network → sRF map) or structured: the trained bulk's weighted-Wishart covariance, which the isotropic map misses at strong steps (odd student, uniform readout, no label noise; docs/spiked-rf-finite-width.md).",
+                help="isotropic (Cui et al.'s network → sRF map), structured: the trained bulk's weighted-Wishart covariance, which the isotropic map misses at strong steps, or self-term: the isotropic map plus the step's self term w⁰ⱼ(1 + k⟨w⁰ⱼ, v⟩), which both miss at large α0 (odd student, uniform readout, no label noise; docs/spiked-rf-finite-width.md).",
             ),
         ],
         "isotropic",

@@ -117,12 +117,12 @@ class StructuredBulk:
     c: float
 
 
-def require_odd_student(student, name: str = "student") -> None:
+def require_odd_student(student, name: str = "student", purpose: str = "the structured map") -> None:
     r"""Raise :class:`ParameterError` (naming ``name``) unless the resolved activation ``student`` has
-    E σ''(z) = 0 (μ2 = 0 relative to μ1), the case the structured map is derived for."""
+    E σ''(z) = 0 (μ2 = 0 relative to μ1), the case the structured map (and the self term) is derived for."""
     cs = student.constants()
     if abs(cs.hermite[2]) > 1e-10 * max(1.0, abs(cs.hermite[1])):
-        raise ParameterError(name, student.name, "an odd activation (E σ'' = 0) for the structured map")
+        raise ParameterError(name, student.name, f"an odd activation (E σ'' = 0) for {purpose}")
 
 
 def structured_bulk(eta_tilde: float, alpha0: float, student, teacher, beta: float = 1.0) -> StructuredBulk:
