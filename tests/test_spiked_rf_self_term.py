@@ -2,7 +2,8 @@
 
 References, each independent of the code under test:
 * k = η̃ E[σ⁽³⁾] ‖ĝ‖ against mpmath quadrature of the derivatives (no Stein's lemma) and closed forms
-  (h1* = e^{-1/2}, E sin² = (1 − e^{-2})/2), and against r E[σ⁽³⁾]/E[σ'] with the map's r;
+  (h1* = e^{-1/2}, E sin² = (1 − e^{-2})/2); the code computes it as r E[σ⁽³⁾]/E[σ'] from the map's r
+  and the Hermite constants; c − 1 of the map against the same mpmath quadratures;
 * k = 0 against the library's sRF solver (compiled assembly, a separate code path);
 * the sRF model *with* the self term simulated by the library's simulator (``srf`` protocol,
   ``self_term``), paired with the same seeds without it: the difference of test errors has a
@@ -45,7 +46,6 @@ def _gauss(f):
 def test_coefficient_is_eta_times_third_derivative_times_gradient_norm():
     mp.mp.dps = 30
     e3 = _gauss(lambda x: mp.diff(mp.tanh, x, 3))            # E tanh⁽³⁾(g)
-    e1 = _gauss(lambda x: mp.diff(mp.tanh, x, 1))            # E tanh'(g)
     h1s = _gauss(lambda x: x * mp.sin(x))                      # E[g sin g] = e^{-1/2}
     ey2 = _gauss(lambda x: mp.sin(x) ** 2)                     # (1 − e^{-2})/2
     assert float(h1s) == pytest.approx(math.exp(-0.5), rel=1e-15)
@@ -53,8 +53,6 @@ def test_coefficient_is_eta_times_third_derivative_times_gradient_norm():
     gnorm = mp.sqrt(h1s**2 + ey2 / 20)
     k = self_term_coefficient(3.0, 20.0, "tanh", "sin")
     assert k == pytest.approx(3.0 * float(e3 * gnorm), rel=1e-11)
-    # the same number from the map's spike strength r = η̃ E[σ'] ‖ĝ‖
-    assert k == pytest.approx(cui_to_srf(3.0, 20.0, "tanh", "sin").r * float(e3 / e1), rel=1e-10)
     # α0 = ∞: ‖ĝ‖ = h1*; a kinked teacher, E[g relu(g)] = 1/2 (the centring constant drops out)
     assert self_term_coefficient(2.0, math.inf, "tanh", "relu") == pytest.approx(2.0 * 0.5 * float(e3), rel=1e-11)
     assert self_term_coefficient(0.0, 20.0, "tanh", "sin") == 0.0
@@ -79,7 +77,12 @@ def test_zero_self_term_is_the_srf_fixed_point(sin_model, alpha):
 def test_one_step_point_reports_both_and_converges():
     s = one_step_self_term(3.0, SIN["alpha0"], 1.0, SIN["eta_tilde"], SIN["lam"], "tanh", "sin")
     assert s.status.label == "converged" and s.residual < 1e-9
-    assert s.bulk_excess == pytest.approx(0.0189732, rel=1e-4)     # c − 1 of the isotropic map
+    # c − 1 = η̃² E y² Var σ'(g)/α0 of the isotropic map, by mpmath
+    mp.mp.dps = 30
+    d1 = _gauss(lambda x: mp.diff(mp.tanh, x, 1))
+    var_d1 = _gauss(lambda x: mp.diff(mp.tanh, x, 1) ** 2) - d1**2
+    ey2 = (1 - mp.exp(-2)) / 2
+    assert s.bulk_excess == pytest.approx(float(9 * ey2 * var_d1 / 20), rel=1e-10)
     # the self term lowers the error at this point (the network's 0.0312 ± 0.0003, docs/finite-size.md)
     assert s.test_error < s.test_error_without
     row = s.as_dict()

@@ -105,7 +105,7 @@ def _network(case, *, student, teacher, eta_tilde, alpha0, lam, alpha, beta=1.0,
                            proportions=proportions)
     params = dict(student=student, teacher=teacher, alpha=alpha, alpha0=alpha0, beta=beta, eta_tilde=eta_tilde,
                   lam=lam, n_test=10_000, measure=("risk", "spike"), **_readout_fields(readout, proportions))
-    if readout is None:  # judged against the structured-bulk map, the isotropic one beside it
+    if readout is None:  # judged against the map of its regime (``judged``), the other maps beside it
         st = functools.partial(structured_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
         sf = functools.partial(self_term_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
         maps = {"structured map": st, "isotropic map": th, "isotropic map + self term": sf}

@@ -60,30 +60,17 @@ __all__ = ["SelfTermSolution", "self_term_coefficient", "self_term_mean_function
 MAX_RESIDUAL = 1e-8
 
 
-def _expect(act_fn, kinks, order: int):
-    g, w = composite_rule(tuple(kinks), order, 14.0, 0.5)
-    g, w = np.asarray(g, float), np.asarray(w, float)
-    return g, w, np.asarray(act_fn(g), float)
-
-
 def self_term_coefficient(eta_tilde: float, alpha0: float, student, teacher, noise: float = 0.0) -> float:
-    r"""k = η̃ E[σ⁽³⁾(g)] ‖ĝ‖ with ‖ĝ‖ = √(h1*² + (E σ*(g)² + σ_ε²)/α0), h1* = E[g σ*(g)] and
-    E σ⁽³⁾ = E[σ(g) He3(g)] (g ~ N(0, 1); Stein's lemma, so kinks are allowed; α0 = ∞ gives ‖ĝ‖ = h1*):
-    the self term of one large step per unit readout, along the spike direction v (r E σ⁽³⁾/E σ' of the map)."""
-    eta = float(eta_tilde)
-    if not (math.isfinite(eta) and eta >= 0):
-        raise ParameterError("eta_tilde", eta_tilde, "≥ 0")
-    a0 = float(alpha0)
-    if not a0 > 0:
-        raise ParameterError("alpha0", alpha0, "> 0 (or inf)")
+    r"""k = η̃ E[σ⁽³⁾(g)] ‖ĝ‖ = r E[σ⁽³⁾]/E[σ'] with r the spike strength of the map
+    (:func:`~.mapping.cui_to_srf`: ‖ĝ‖ = √(h1*² + (E y² + σ_ε²)/α0), α0 = ∞ gives h1*) and
+    E σ⁽³⁾ = E[σ(g) He3(g)] = √6 c₃ from the activation's Hermite constants: the self term of one large
+    step per unit readout, along the spike direction v."""
     s_act = resolve_activation(student, name="student")
-    t_act = resolve_activation(teacher, name="teacher")
-    g, w, y = _expect(t_act.numpy, t_act.kinks, 24)
-    h1s = float(w @ (g * y))
-    ey2 = float(w @ (y * y)) + float(noise) ** 2
-    g, w, s = _expect(s_act.numpy, s_act.kinks, 24)
-    e3 = float(w @ (s * (g**3 - 3.0 * g)))
-    return eta * e3 * math.sqrt(h1s * h1s + (ey2 / a0 if math.isfinite(a0) else 0.0))
+    cs = s_act.constants()
+    if abs(cs.hermite[1]) < 1e-12:
+        raise ParameterError("student", s_act.name, "an activation with E σ' ≠ 0 (the step has no spike)")
+    r = cui_to_srf(eta_tilde, alpha0, student, teacher, noise).r
+    return r * math.sqrt(6.0) * cs.hermite[3] / cs.hermite[1]
 
 
 def self_term_mean_function(model: channel.ChannelModel, k: float, student) -> tuple[np.ndarray, float]:
