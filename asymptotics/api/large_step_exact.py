@@ -33,7 +33,7 @@ MAX_POINTS = 20_000
 #: Largest number of readout types K and of κ nodes.
 MAX_TYPES = 4096
 READOUTS = ("hermite", "quantile", "given")
-TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types"),
+TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types", "initial_columns"),
                 ("risk1", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
 
 
@@ -76,7 +76,8 @@ class LargeStepGrid:
     """Everything :func:`solve_grid` needs (checked): the activations, the grid points (dicts of
     ``psi1, psi2, lam, noise, c``), the widths (``inf`` and numbers), the dimensions ``dims`` whose
     widths round(ψ2·d) are added per point (or ``None``), the type counts (``[None]``: the
-    default), the readout kind and given values, the κ nodes, the tolerance and ``check``."""
+    default), the readout kind and given values, the κ nodes, the tolerance, ``check`` and the
+    ``initial_columns`` (``"unit"`` or ``"gaussian"``)."""
 
     student: object
     teacher: object
@@ -90,6 +91,7 @@ class LargeStepGrid:
     kappa_nodes: int
     tol: float
     check: bool
+    initial_columns: str = "unit"
 
 
 def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
@@ -139,7 +141,7 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
                                            readout_proportions=spec.readout_proportions,
                                            kappa_nodes=spec.kappa_nodes, tol=spec.tol, check=spec.check,
                                            continuation=False, on_failure="return", progress=advance,
-                                           workers=get_num_threads())
+                                           workers=get_num_threads(), initial_columns=spec.initial_columns)
             for i, a in enumerate(p1s):
                 for j, b in enumerate(lams):
                     solved[(a, p2, b, nz, cc, K)] = g.results[i][j]
@@ -154,7 +156,7 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
 def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.0, c=1.0, width="inf", d=None,
                readout: str = "hermite", types=None, readout_values=None, readout_proportions=None,
                kappa_nodes: int = 61, check: bool = True, center: bool = True, tol: float = 1e-12,
-               on_failure: str = "raise", progress: bool | None = None) -> Result:
+               initial_columns: str = "unit", on_failure: str = "raise", progress: bool | None = None) -> Result:
     """Exact risk R1 after one large step η = c√N with a Gaussian readout, at N = ∞ and at finite
     width N (``asymptotics theory large-step``).
 
@@ -178,6 +180,9 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         check: check convergence in K and in the κ rule, or solve once.
         center: centre σ and σ*.
         tol: residual tolerance of the fixed point, in [1e-16, 1).
+        initial_columns: the network's initial columns at a finite width: ``"unit"`` (norm 1; the
+            leading-order theory) or ``"gaussian"`` (Ba et al.'s N(0, 1/d) entries, d = N/ψ2: the
+            column norms ρ² ~ χ²_d/d become types; docs/large-step-exact.md §4). No effect at N = ∞.
         on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
         progress: ``None`` (automatic), ``True`` or ``False``.
 
@@ -191,6 +196,8 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
     if readout not in READOUTS:
         raise ParameterError(option("readout"), readout, "hermite, quantile or given")
+    if initial_columns not in ("unit", "gaussian"):          # theory.large_step.column_norms.COLUMNS
+        raise ParameterError(option("initial_columns"), initial_columns, "unit or gaussian")
     kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
     on_failure = check_on_failure(on_failure)
     widths = _widths(width)
@@ -215,7 +222,7 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
     t_act = resolve_activation(teacher, center=center, name=option("teacher"))
     tau = _tau_star(s_act, t_act)
     spec = LargeStepGrid(s_act, t_act, grid, widths, dims, type_list, readout, rv, rp, kappa_nodes, float(tol),
-                         bool(check))
+                         bool(check), initial_columns)
     with Progress(len(grid) * len(type_list), "theory large-step", progress) as bar:
         solved = solve_grid(spec, bar.advance)
     rows, n_failed = [], 0
@@ -236,10 +243,11 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         model="Ba et al. one large step eta = c sqrt(N), Gaussian readout: typed spiked RF "
               "(docs/large-step-exact.md)",
         activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
-        readout=readout, tolerance=tol, checked=check, failed=n_failed,
+        readout=readout, initial_columns=initial_columns, tolerance=tol, checked=check, failed=n_failed,
         conventions="Ba et al.: psi1 = n/d, psi2 = N/d, ridge (1/n)|y - Phi a|^2 + (lam/N)|a|^2; risk1 = "
                     "E(f_hat - f*)^2 excludes the label noise; width 'inf' = proportional limit; finite width: "
-                    "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected)",
+                    "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected); initial "
+                    "columns 'gaussian': the initial column norms chi2_d/d as types",
     )
     return Result(rows=rows, meta=meta, columns=TABLE)
 

@@ -100,7 +100,8 @@ def config_options(cls, **options) -> dict:
 def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bool = True, d=1000, psi1=None,
              psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
              r=None, gamma=None, self_term=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
-             gradient: str = "exact", batches: str = "same", measure=None, n_test: int | None = 10_000,
+             gradient: str = "exact", batches: str = "same", initial_columns: str | None = None, measure=None,
+             n_test: int | None = 10_000,
              test_risk=None, risk_rtol=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
              per_seed: bool = False, max_memory=None, progress: bool | None = None, matrix: str = "weights,ck",
              ck_features: str = "true,ge", before: bool = False, top: int = 3, bins=None,
@@ -129,6 +130,9 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         features: ``"true"`` σ(Wᵀx) or ``"ge"`` (Gaussian equivalent μ0 + μ1Wᵀx + μ2 z).
         gradient: (ba, cui) ``"exact"`` or ``"rank1"``.
         batches: (ba, cui) ``"same"`` or ``"fresh"``.
+        initial_columns: (ba) ``"gaussian"`` (default: W₀ with N(0, 1/d) entries) or ``"unit"`` (the
+            same columns normalised to the sphere: paired with the default on every seed; the Cui
+            protocol and the sRF model always have unit columns).
         measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline),
             or ``"spectrum"``: the empirical spectra of W₁ᵀW₁ and the CK Gram with the top
             eigenvectors' overlaps (:mod:`asymptotics.api.simulation_spectrum`; ba and cui).
@@ -176,6 +180,11 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         raise ParameterError(option("readout"), readout,
                              f"omitted with {option('protocol')} ba (its readout is Gaussian N(0, 1/N))")
     fixed: dict = {"student": student, "teacher": teacher, "center": center, "features": features}
+    if initial_columns is not None:
+        if proto != "ba":
+            raise ParameterError(option("initial_columns"), initial_columns,
+                                 f"omitted with {option('protocol')} {proto} (its initial columns are unit vectors)")
+        fixed["initial_columns"] = initial_columns
     if proto != "srf":
         fixed.update(gradient=gradient, batches=batches)
     elif (gradient, batches) != ("exact", "same"):

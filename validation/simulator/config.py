@@ -50,6 +50,7 @@ __all__ = [
     "FEATURES",
     "GRADIENTS",
     "BATCHES",
+    "COLUMNS",
     "TEST_RISKS",
     "config_class",
     "readout_counts",
@@ -63,6 +64,8 @@ MEASURE_GROUPS = ("risk", "spike", "ck", "baseline")
 FEATURES = ("true", "ge")
 GRADIENTS = ("exact", "rank1", "labels")
 BATCHES = ("same", "fresh")
+#: initial columns of the Ba protocol: N(0, 1/d) entries (Ba et al.) or normalised to the sphere
+COLUMNS = ("gaussian", "unit")
 #: How E_x of the test risk is taken: ``exact`` (population risk from the Gram matrix, no test set)
 #: or ``monte-carlo`` (``n_test`` fresh Gaussian points).
 TEST_RISKS = ("exact", "monte-carlo")
@@ -260,6 +263,9 @@ class BaConfig(_ConfigBase):
         features: ``true`` for σ(Wᵀx), ``ge`` for the Gaussian equivalent μ0 + μ1Wᵀx + μ2 z,
             z ~ N(0, I_N) independent of x (ridge and test; the gradient step always uses σ).
         steps: number T ≥ 1 of gradient steps on W (a fixed).
+        initial_columns: ``gaussian`` (W₀ with N(0, 1/d) entries, Ba et al.: column norms ρ² ~ χ²_d/d) or
+            ``unit`` (the same columns normalised to the sphere, as in Cui et al.; the same
+            random numbers, so the two are paired on a seed).
         gradient: ``exact`` (the true gradient G) or ``rank1`` (its rank-one approximation
             A = μ1 Xᵀr aᵀ/(n√N), r = y at the first step as in Ba et al.'s Prop. 2, the residual
             y − f(X) at later ones) or ``labels`` (G with the labels y in place of the residual
@@ -295,8 +301,10 @@ class BaConfig(_ConfigBase):
     measure: tuple[str, ...] = ("risk", "spike", "ck")
     test_risk: str = "exact"
     risk_rtol: float = 1e-10
+    initial_columns: str = "gaussian"
 
     def _check(self):
+        self._set("initial_columns", _choice("initial_columns", self.initial_columns, COLUMNS))
         self._set("psi1", check_positive("psi1", self.psi1))
         self._set("psi2", check_positive("psi2", self.psi2))
         _size("psi1", self.psi1, self.d, "n", 2)

@@ -60,6 +60,8 @@ def ba_network(ctx: RunContext, cfg: BaConfig, Ws: np.ndarray, *, measure_gradie
     d, N = cfg.d, cfg.N
     beta = s.unit_vector("teacher", d)
     s.normal("weights", (d, N), out=Ws[0], scale=1.0 / math.sqrt(d))
+    if cfg.initial_columns == "unit":
+        Ws[0] /= np.sqrt(np.einsum("ij,ij->j", Ws[0], Ws[0]))[None, :]
     a = s.normal("readout", (N,), scale=1.0 / math.sqrt(N))
     Ws[1] = Ws[0]
     _at(stage, "first layer")

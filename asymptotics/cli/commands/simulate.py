@@ -95,6 +95,13 @@ def simulate_command(
             "--batches", help="(ba, cui) same: full-batch steps on one set; fresh: a new batch per step."
         ),
     ] = "same",
+    initial_columns: Annotated[
+        str | None,
+        typer.Option(
+            "--initial-columns", help="(ba) gaussian: W0 with N(0, 1/d) entries (default); unit: the same columns "
+            "normalised to the sphere (paired with gaussian on every seed)."
+        ),
+    ] = None,
     measure: Annotated[
         str | None,
         typer.Option(
@@ -143,7 +150,7 @@ def simulate_command(
     run_api(api.simulate, protocol=protocol, student=student, teacher=teacher,
             center=center, d=d, psi1=psi1, psi2=psi2, eta=eta, eta_exponent=eta_exponent, alpha=alpha, alpha0=alpha0,
             beta=beta, eta_tilde=eta_tilde, c=c, r=r, gamma=gamma, self_term=self_term, lam=lam, noise=noise, steps=steps, readout=readout,
-            features=features, gradient=gradient, batches=batches, measure=measure, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol, seeds=seeds,
+            features=features, gradient=gradient, batches=batches, initial_columns=initial_columns, measure=measure, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol, seeds=seeds,
             seed=root_seed, workers=workers, blas_threads=blas_threads, per_seed=per_seed, matrix=matrix,
             ck_features=ck_features, before=before, top=top, bins=bins, eigenvalues=eigenvalues, **options)
 

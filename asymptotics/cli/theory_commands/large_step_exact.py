@@ -14,6 +14,9 @@ form a Cartesian product.
   in the κ rule checked and reported as ``type_error`` and ``quadrature_error``), ``quantile``
   (``--types`` K equal-mass discrete types, e.g. ``--types 2,4,8,16,32`` for the K-sequence of §3) or
   ``given`` (``--readout-values 0.5,1.5``; ``1`` is Cui's uniform readout).
+* ``--initial-columns unit`` (default) or ``gaussian``: at a finite width, the norms ρ² ~ χ²_d/d of Ba et
+  al.'s Gaussian initial columns (d = N/ψ2) as a second type variable — the finite-width theory of
+  the simulated Ba network (``docs/large-step-exact.md`` §4).
 
 JSON keys per row: ``risk1``, ``kernel_bound`` (μ2*²), ``beats_kernels`` (R1 < μ2*²), ``tau_star``
 and ``kappa_star`` (Ba et al. eq. 5.1, for comparison with their bound 10τ* + …), ``width``
@@ -127,6 +130,18 @@ from ..options import OUTPUT, command, grid, opt, param
         True,
     ),
     opt("center", True),
+    param(
+        "initial_columns",
+        Annotated[
+            str,
+            typer.Option(
+                "--initial-columns",
+                help="initial columns at finite width: unit (norm 1) or gaussian (Ba's N(0, 1/d) entries: the "
+                     "column norms chi2_d/d, d = N/psi2, become types; docs/large-step-exact.md §4).",
+            ),
+        ],
+        "unit",
+    ),
     param(
         "tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12
     ),

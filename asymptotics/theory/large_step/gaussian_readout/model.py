@@ -3,7 +3,9 @@ r"""The network after one large step as a typed spiked RF: :class:`GaussianReado
 With η = c√N neuron i is a spiked-random-features neuron of *type* uᵢ = √N a⁰ᵢ ~ N(0, 1)
 (``docs/large-step-exact.md``): spike r uᵢ along v = ĝ/‖ĝ‖, bulk variance c(uᵢ), overlap γ with β*.
 :func:`gaussian_readout_model` maps the protocol to it (Cui et al.'s map with η̃ = c, α0 = ψ1) and
-tabulates the cGET coefficients on a Gauss–Hermite rule in κ and a rule for the types. The tables
+tabulates the cGET coefficients on a Gauss–Hermite rule in κ and a rule for the types. With
+``initial_columns="gaussian"`` at a finite width the types are pairs (uᵢ, ρᵢ²), ρᵢ² = ‖w⁰ᵢ‖² ~ χ²_d/d the
+norm of the Gaussian initial column (:mod:`..column_norms`). The tables
 do not depend on ψ2 or λ and are cached in memory (read-only arrays), so a sweep over λ, the widths
 and the refinement ladders of :func:`~.risk.gaussian_readout_risk` compute each of them once.
 """
@@ -29,6 +31,7 @@ from ...spiked_rf import (
     target_functions,
 )
 from ...spiked_rf.mapping import SpikedRFParameters, as_activation
+from ..column_norms import COLUMN_NODES, check_columns, column_norm_rule, norm_factors
 from ..readout_quadrature import ReadoutRule, readout_rule
 from ..typed_prior import TypedFeatures
 
@@ -76,13 +79,17 @@ class GaussianReadoutModel:
         psi1, psi2: ψ1 = n/d, ψ2 = N/d.
         c: the learning-rate constant, η = c√N.
         noise: σ_ε.
-        readout: the rule for the types u (:class:`~.readout_quadrature.ReadoutRule`).
-        params: the sRF parameters: spike strength r, overlap γ, bulk variances c(u_j).
+        readout: the rule for the types (:class:`~.readout_quadrature.ReadoutRule`): the readout
+            types u, or with Gaussian columns the products (u, ρ²) with values u·E σ'(ρz)/E σ'(z)
+            (the spike of a type is r times its value) and weights π(u)·π(ρ²).
+        params: the sRF parameters: spike strength r, overlap γ, bulk variances c(u_j) (c(u, ρ²)).
         channel: cGET coefficients μ0, μ1, μ2² (K × n) and h, h̃1, h̃2 on the κ rule
             (:class:`~asymptotics.theory.spiked_rf.ChannelModel`).
         features: the prior's data (:class:`~.typed_prior.TypedFeatures`).
         label_energy: E y² = E σ*² + σ_ε².
         kernel_bound: μ2*², the kernel lower bound of Ba et al. (Prop. 1).
+        initial_columns: ``"unit"`` or ``"gaussian"`` (the initial columns' norms are types).
+        dimension: d of the column-norm law (``math.inf`` with unit columns or at N = ∞).
     """
 
     student: Activation
@@ -97,6 +104,8 @@ class GaussianReadoutModel:
     features: TypedFeatures
     label_energy: float
     kernel_bound: float
+    initial_columns: str = "unit"
+    dimension: float = math.inf
 
     @property
     def r(self) -> float:
@@ -120,7 +129,8 @@ class GaussianReadoutModel:
 def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: float = 1.0, noise: float = 0.0,
                            readout: str | ReadoutRule = "hermite", types: int = DEFAULT_TYPES, readout_values=None,
                            readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
-                           rule: KappaRule | None = None) -> GaussianReadoutModel:
+                           rule: KappaRule | None = None, initial_columns: str = "unit",
+                           width=math.inf) -> GaussianReadoutModel:
     r"""Map the Ba-protocol network at η = c√N to the typed spiked RF and tabulate it.
 
     Parameters
@@ -135,6 +145,10 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
     kappa_nodes : Gauss–Hermite nodes in κ, or pass a :class:`~asymptotics.theory.spiked_rf.KappaRule`
         as ``rule``. ``channel.quadrature_error`` is the error estimate of the inner (z, s)
         expectations only; :func:`gaussian_readout_risk` checks the κ rule on the risk itself.
+    initial_columns : ``"unit"`` (default: ρ ≡ 1, Cui et al.'s unit columns) or ``"gaussian"`` (Ba et al.'s
+        W⁰ with N(0, 1/d) entries: at a finite ``width`` N the types become (u, ρ²), ρ² ~ χ²_d/d,
+        d = N/ψ2, on a :data:`~..column_norms.COLUMN_NODES`-node Gauss rule).
+    width : N, needed (finite) only for Gaussian columns; ``math.inf`` gives ρ ≡ 1.
     """
     p1 = check_positive("psi1", psi1)
     p2 = check_positive("psi2", psi2)
@@ -144,24 +158,53 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
     t_act = as_activation(teacher, "teacher")
     ro = readout if isinstance(readout, ReadoutRule) else readout_rule(
         readout, types, values=readout_values, proportions=readout_proportions)
+    cols = check_columns(initial_columns)
+    dim = math.inf
+    if cols == "gaussian":
+        wd = check_width(width)
+        dim = wd / p2 if math.isfinite(wd) else math.inf
+        if dim < 2:
+            raise ParameterError("width", width, f"N >= 2ψ2 = {2 * p2:g} with Gaussian columns (d = N/ψ2 >= 2)")
     if rule is None:
         kn = int(kappa_nodes) if isinstance(kappa_nodes, (int, np.integer)) and not isinstance(kappa_nodes, bool) else 0
         if not 8 <= kn <= 1000:
             raise ParameterError("kappa_nodes", kappa_nodes, "an integer in [8, 1000]")
         params, ch = _tabulated(s_act, t_act, p1, cc, sn, ro.kind, tuple(ro.values.tolist()),
-                                tuple(ro.weights.tolist()), kn)
+                                tuple(ro.weights.tolist()), kn, dim)
     else:
-        params, ch = _tabulate(s_act, t_act, p1, cc, sn, ro, rule)
+        params, ch = _tabulate(s_act, t_act, p1, cc, sn, ro, rule, dim)
+    if math.isfinite(dim):
+        ro = ReadoutRule(np.asarray(params.readout.values, dtype=float), np.asarray(params.readout.proportions,
+                                                                                      dtype=float), ro.kind)
     feats = TypedFeatures(ch.mu1, ch.mu2_sq, np.asarray(params.bulk, dtype=float), ro.weights.copy(), p2)
     ct = t_act.constants()
     return GaussianReadoutModel(s_act, t_act, p1, p2, cc, sn, ro, params, ch, feats,
-                                float(ct.second_moment + sn**2), float(ct.mu2_sq))
+                                float(ct.second_moment + sn**2), float(ct.mu2_sq), cols, dim)
 
 
-def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule):
-    """The sRF parameters and the cGET tables on the κ rule (they do not depend on ψ2 or λ)."""
+def _column_types(s_act, params: SpikedRFParameters, ro: ReadoutRule, dim: float) -> SpikedRFParameters:
+    """The (u, ρ²) product types of Gaussian initial columns at dimension ``dim``
+    (:mod:`..column_norms`): values u·E σ'(ρz)/E σ'(z), bulk ρ² + (c(u) − 1)·Var σ'(ρz)/Var σ'(z),
+    weights π(u)·π(ρ²); ρ² slowest."""
+    rho2, wr = column_norm_rule(dim, COLUMN_NODES)
+    f1, f2 = norm_factors(s_act, rho2)
+    u, wu = ro.values, ro.weights
+    excess = np.asarray(params.bulk, dtype=float) - 1.0
+    values = np.concatenate([u * a for a in f1])
+    weights = np.concatenate([wu * w for w in wr])
+    bulk = np.concatenate([r2 + excess * b for r2, b in zip(rho2, f2, strict=True)])
+    src = params.source + (("initial_columns", "gaussian"), ("d", dim))
+    return SpikedRFParameters(params.r, params.gamma, tuple(bulk.tolist()),
+                              readout_types(tuple(values.tolist()), tuple(weights.tolist())), params.origin, src)
+
+
+def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule, dim: float = math.inf):
+    """The sRF parameters and the cGET tables on the κ rule (they do not depend on ψ2 or λ; with
+    Gaussian columns, ``dim`` finite, on the (u, ρ²) types)."""
     # Ba's one large step η = c√N is Cui's step with η̃ = c and a first batch of α0 = ψ1 samples per dimension
     params = cui_to_srf(c, psi1, s_act, t_act, noise, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
+    if math.isfinite(dim):
+        params = _column_types(s_act, params, ro, dim)
     co = cget_coefficients(s_act, params.spikes, params.bulk, rule.nodes, tol=1e-11)
     tf = target_functions(t_act, params.gamma, rule.nodes, tol=1e-11)
     ch = ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise**2, co.error + tf.error, params)
@@ -171,8 +214,8 @@ def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule):
 
 
 @lru_cache(maxsize=TABLE_CACHE_SIZE)
-def _tabulated(s_act, t_act, psi1, c, noise, kind, values, weights, kappa_nodes):
-    """:func:`_tabulate` on the Gauss–Hermite κ rule, cached by (σ, σ*, ψ1, c, σ_ε, types, nodes):
+def _tabulated(s_act, t_act, psi1, c, noise, kind, values, weights, kappa_nodes, dim=math.inf):
+    """:func:`_tabulate` on the Gauss–Hermite κ rule, cached by (σ, σ*, ψ1, c, σ_ε, types, nodes, d):
     a grid over λ or ψ2, the widths and the refinement ladders reuse the tables."""
     ro = ReadoutRule(np.array(values, dtype=float), np.array(weights, dtype=float), kind)
-    return _tabulate(s_act, t_act, psi1, c, noise, ro, kappa_rule("hermite", kappa_nodes))
+    return _tabulate(s_act, t_act, psi1, c, noise, ro, kappa_rule("hermite", kappa_nodes), dim)

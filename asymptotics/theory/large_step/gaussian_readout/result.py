@@ -31,8 +31,9 @@ class GaussianReadoutRisk:
         omega_bar, omega0, t, psi: ω̄(κ) = ω0(κ) + κ t(κ) and ψ(κ) (the h̃1 overlap).
         conditional_error: E(κ) = E[(f*(x) − f̂(x))² | κ] (noise excluded).
         h, h1t, h2t: target functions h(κ), h̃1(κ), h̃2(κ).
-        readout: ``"hermite"``, ``"quantile"`` or ``"given"``; types: K.
-        readout_values, readout_weights, bulk, self_energy: u_j, π_j, c(u_j), τ(u_j).
+        readout: ``"hermite"``, ``"quantile"`` or ``"given"``; types: K (readout types u).
+        readout_values, readout_weights, bulk, self_energy: u_j, π_j, c(u_j), τ(u_j) (with Gaussian
+            columns at finite N: over the K × COLUMN_NODES types (u, ρ²), values u·E σ'(ρz)/E σ'(z)).
         type_error: |R1(K) − R1(K')| for the last two K of the Gauss–Hermite sequence (``None``
             for discrete types, where K is part of the model).
         type_sequence: ((K, R1), …) tried in the convergence check.
@@ -41,6 +42,7 @@ class GaussianReadoutRisk:
         converged, status, message, iterations, residual: solver report (residual: largest
             violation of any equation at the solution, scaled).
         stability_margin: 1 − spectral radius of the variance map (> 0).
+        initial_columns: the initial columns, ``"unit"`` or ``"gaussian"`` (ρ² ~ χ²_d/d types at finite N).
     """
 
     risk1: float
@@ -86,6 +88,7 @@ class GaussianReadoutRisk:
     residual: float
     stability_margin: float
     start: np.ndarray = field(default=None, repr=False, compare=False)
+    initial_columns: str = "unit"
 
     @property
     def limit(self) -> bool:
@@ -102,7 +105,7 @@ class GaussianReadoutRisk:
         ok = self.converged
         return {
             "psi1": self.psi1, "psi2": self.psi2, "lam": self.lam, "noise": self.noise, "c": self.c,
-            "width": "inf" if self.limit else self.width, "limit": self.limit,
+            "width": "inf" if self.limit else self.width, "limit": self.limit, "initial_columns": self.initial_columns,
             "risk1": self.risk1 if ok else None,
             "train_error": self.train_error if ok else None,
             "spike_error": self.spike_error if ok else None,

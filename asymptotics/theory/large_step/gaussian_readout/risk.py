@@ -24,6 +24,7 @@ from ....errors import ConvergenceError, ParameterError
 from ....params import check_int, check_positive
 from ....solvers import Status
 from ...spiked_rf.mapping import as_activation
+from ..column_norms import check_columns
 from ..refinement import Check, refine_batch
 from .compiled import transfer_start
 from .model import DEFAULT_KAPPA_NODES, DEFAULT_TYPES, check_width, gaussian_readout_model
@@ -55,8 +56,9 @@ class RiskSettings:
 
     Attributes: the activations, ψ2, c, σ_ε, the widths (and whether a single width was asked for),
     the readout rule (kind, K0, given values and proportions), κ nodes n0, the tolerances and
-    ladders of the refinement, ``check``, ``max_steps``, ``on_failure`` and ``warm_levels`` (start
-    each level of the refinement from the level before, :func:`~.compiled.transfer_start`)."""
+    ladders of the refinement, ``check``, ``max_steps``, ``on_failure``, ``warm_levels`` (start
+    each level of the refinement from the level before, :func:`~.compiled.transfer_start`) and
+    ``initial_columns`` (``"unit"`` or ``"gaussian"``, :mod:`..column_norms`)."""
 
     student: Activation
     teacher: Activation
@@ -79,15 +81,18 @@ class RiskSettings:
     max_steps: int
     on_failure: str
     warm_levels: bool = False
+    initial_columns: str = "unit"
 
 
 def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float = 0.0, width=math.inf,
                   readout: str = "hermite", types: int | None = None, readout_values=None, readout_proportions=None,
                   kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
                   max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
-                  max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False) -> RiskSettings:
+                  max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False,
+                  initial_columns: str = "unit") -> RiskSettings:
     """Validate the arguments of :func:`gaussian_readout_risk` once (see there)."""
     widths, single = _as_widths(width)
+    initial_columns = check_columns(initial_columns)
     if readout not in ("hermite", "quantile", "given"):
         raise ParameterError("readout", readout, "'hermite', 'quantile' or 'given'")
     if on_failure not in ("raise", "return"):
@@ -110,7 +115,7 @@ def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float
     return RiskSettings(as_activation(student, "student"), as_activation(teacher, "teacher"),
                         check_positive("psi2", psi2), c, noise, tuple(widths), single, readout, K0, readout_values,
                         readout_proportions, n0, tol, type_tol, type_ladder, kappa_tol, kappa_ladder, bool(check),
-                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels))
+                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels), initial_columns)
 
 
 def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
@@ -163,16 +168,21 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
     need it, with continuation along λ when ``continuation``."""
     s = settings
     lams = list(lams)
+    if s.initial_columns == "gaussian" and len(s.widths) > 1:
+        # the (u, ρ²) types depend on d = N/ψ2: one model (and one refinement) per width
+        per = [risk_row(replace(s, widths=(w,)), psi1, lams, continuation=continuation) for w in s.widths]
+        return [[per[j][i][0] for j in range(len(s.widths))] for i in range(len(lams))]
 
     def model_at(K, n):
         return gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
                                       types=K, readout_values=s.readout_values,
-                                      readout_proportions=s.readout_proportions, kappa_nodes=n)
+                                      readout_proportions=s.readout_proportions, kappa_nodes=n, initial_columns=s.initial_columns,
+                                      width=s.widths[0])
 
     def solve_at(K, n, points, previous=None, previous_model=None):
         model = model_at(K, n)
         starts = None
-        if s.warm_levels and previous is not None:
+        if s.warm_levels and previous is not None and not math.isfinite(model.dimension):
             starts = []
             for res in previous:
                 r = next((r for r in res if r.converged), None)
@@ -250,7 +260,8 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                           readout_values=None, readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
                           tol: float = 1e-12, type_tol: float = 1e-8, max_types: int = 256,
                           kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
-                          max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False):
+                          max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False,
+                          initial_columns: str = "unit"):
     r"""The risk R1 after one large step η = c√N with a Gaussian readout (Ba et al. protocol).
 
     Parameters
@@ -282,6 +293,10 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
         of the level before (:func:`~.compiled.transfer_start`) instead of cold: fewer iterations, the
         same risk within the fixed point's tolerance (not bit for bit; the default ``False`` keeps the
         cold start of every level). A warm start that fails is retried cold.
+    initial_columns : the initial columns of the network at a finite width: ``"unit"`` (default: norm 1,
+        the theory of ``docs/large-step-exact.md`` §1) or ``"gaussian"`` (Ba et al.'s N(0, 1/d)
+        entries, d = N/ψ2: each neuron's type is (u, ρ²) with ρ² = ‖w⁰‖² ~ χ²_d/d,
+        :mod:`..column_norms`; every level starts cold). No effect at N = ∞.
 
     For many ridges or a (ψ1, λ) grid use :func:`~.grid.gaussian_readout_risk_grid` (the same
     numbers, one compiled call per level and row).
@@ -290,7 +305,7 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                       readout_values=readout_values, readout_proportions=readout_proportions,
                       kappa_nodes=kappa_nodes, tol=tol, type_tol=type_tol, max_types=max_types, kappa_tol=kappa_tol,
                       max_kappa_nodes=max_kappa_nodes, check=check, max_steps=max_steps, on_failure=on_failure,
-                      warm_levels=warm_levels)
+                      warm_levels=warm_levels, initial_columns=initial_columns)
     (res,) = risk_row(s, check_positive("psi1", psi1), [lam], continuation=False)
     return res[0] if s.single else tuple(res)
 

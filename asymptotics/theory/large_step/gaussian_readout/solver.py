@@ -22,6 +22,7 @@ from ....params import check_int, check_nonnegative
 from ....solvers import SolverResult, Status
 from ....solvers.result import STATUS_MESSAGES
 from ...spiked_rf.solution import MIN_STABILITY_MARGIN  # one threshold for both variance maps
+from ..column_norms import COLUMN_NODES
 from .compiled import PathSolution, solve_path
 from .model import GaussianReadoutModel, check_width
 from .result import GaussianReadoutRisk
@@ -78,6 +79,11 @@ def _failure_message(model, lam, res: SolverResult, code: int, rad: float) -> st
     return "large-step fixed point: singular linear system (Singular matrix)"
 
 
+def _readout_types(model: GaussianReadoutModel) -> int:
+    """K, the number of readout types (the model has K × COLUMN_NODES types with Gaussian columns)."""
+    return model.K if math.isinf(model.dimension) else model.K // COLUMN_NODES
+
+
 def _failed(model, lam, width, lam_c, res: SolverResult, message) -> GaussianReadoutRisk:
     """A result with converged=False and NaN numbers (status: the response solver's when it failed,
     else ``Status.SINGULAR``: the responses converged but the variance or mean equations have no
@@ -89,12 +95,12 @@ def _failed(model, lam, width, lam_c, res: SolverResult, message) -> GaussianRea
         lam=lam, noise=model.noise, c=model.c, lam_cui=lam_c, r=model.r, gamma=model.gamma,
         kernel_bound=model.kernel_bound, kappa=model.kappa, kappa_weights=model.channel.weights, V=nan_n, q=nan_n,
         omega_bar=nan_n, omega0=nan_n, t=nan_n, psi=nan_n, conditional_error=nan_n, h=model.channel.h,
-        h1t=model.channel.h1t, h2t=model.channel.h2t, readout=model.readout.kind, types=K,
+        h1t=model.channel.h1t, h2t=model.channel.h2t, readout=model.readout.kind, types=_readout_types(model),
         readout_values=model.readout.values, readout_weights=model.readout.weights, bulk=model.features.bulk,
         self_energy=nan_K, type_error=None, type_sequence=(), kappa_nodes=n,
         quadrature_error=model.channel.quadrature_error, mean_rank=0, converged=False,
         status=Status(res.status) if not res.converged else Status.SINGULAR, message=message,
-        iterations=res.iterations, residual=res.residual, stability_margin=math.nan)
+        iterations=res.iterations, residual=res.residual, stability_margin=math.nan, initial_columns=model.initial_columns)
 
 
 def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> GaussianReadoutRisk:
@@ -113,12 +119,13 @@ def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> Gaus
         psi2=model.psi2, lam=lam, noise=model.noise, c=model.c, lam_cui=lam_c, r=model.r, gamma=model.gamma,
         kernel_bound=model.kernel_bound, kappa=ch.kappa, kappa_weights=ch.weights, V=vec[0].copy(), q=vec[1].copy(),
         omega_bar=vec[2].copy(), omega0=vec[3].copy(), t=vec[4].copy(), psi=vec[5].copy(),
-        conditional_error=vec[6].copy(), h=ch.h, h1t=ch.h1t, h2t=ch.h2t, readout=model.readout.kind, types=model.K,
+        conditional_error=vec[6].copy(), h=ch.h, h1t=ch.h1t, h2t=ch.h2t, readout=model.readout.kind,
+        types=_readout_types(model),
         readout_values=model.readout.values, readout_weights=model.readout.weights, bulk=f.bulk,
         self_energy=np.exp(x[n:]), type_error=None, type_sequence=(), kappa_nodes=n,
         quadrature_error=ch.quadrature_error, mean_rank=int(sc[3]), converged=True, status=Status.CONVERGED,
         message=Status.CONVERGED.message, iterations=res.iterations, residual=float(sc[4]),
-        stability_margin=1.0 - float(sc[5]), start=x.copy())
+        stability_margin=1.0 - float(sc[5]), start=x.copy(), initial_columns=model.initial_columns)
 
 
 def solve_gaussian_readout_path(model: GaussianReadoutModel, lams, widths=(math.inf,), *, tol: float = 1e-12,
