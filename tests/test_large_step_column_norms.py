@@ -94,3 +94,20 @@ def test_module_doctests():
 
     failed, tried = doctest.testmod(mod)
     assert failed == 0 and tried >= 3
+
+
+def test_the_rho_rule_is_converged(monkeypatch):
+    """The documented resolution: 6 nodes of the χ²_d/d rule against 10 (a convergence check of the
+    discretisation, not a reference value)."""
+    import asymptotics.theory.large_step.gaussian_readout.model as model
+
+    def risk():
+        model._tabulated.cache_clear()
+        return gaussian_readout_risk("erf", "erf", 8, 2, 1e-3, noise=0.1, width=500.0, initial_columns="gaussian",
+                                     check=False).risk1
+
+    six = risk()
+    monkeypatch.setattr(model, "COLUMN_NODES", 10)
+    ten = risk()
+    model._tabulated.cache_clear()
+    assert abs(six - ten) <= 1e-8 * six          # the fixed point itself is solved to ~1e-9 relative
