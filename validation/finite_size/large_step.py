@@ -117,6 +117,7 @@ VARIANTS = (
     _setting("a", 16.0),
     _setting("b", 4.0),
     _setting("b", 8.0),
+    _setting("b", 8.0, gradient="labels"),
     _setting("b", 16.0),
     _setting("c", 8.0),
     _setting("c", 8.0, gradient="labels"),
