@@ -60,3 +60,19 @@ def test_failure_rows_and_bad_input(capsys):
                       (["--psi1", "8", "--readout", "uniform"], "--readout"), (["--psi1", "8", "--c", "-1"], "c")):
         code, _, err = run(BASE + bad, capsys)
         assert code != 0 and name in err, (bad, err)
+
+
+def test_initial_columns_option(capsys):
+    """--initial-columns gaussian: rows say so, and the column-norm term has the sign and the size of
+    the paired network measurement at (a) ψ1 = 8, d = 250 (−0.00034 ± 0.00005, docs/large-step-exact.md
+    §4); a bad value is one line naming the option."""
+    rows = {}
+    for cols in ("unit", "gaussian"):
+        code, out, err = run(BASE + ["--psi1", "8", "--d", "250", "--initial-columns", cols, "--format", "json"], capsys)
+        assert code == 0, err
+        lim, row = json.loads(out)["rows"]                 # the default width inf, then d = 250
+        assert lim["initial_columns"] == row["initial_columns"] == cols and row["d"] == 250
+        rows[cols] = row["risk1"]
+    assert abs((rows["gaussian"] - rows["unit"]) - (-0.00034)) <= 4 * 0.00005
+    code, out, err = run(BASE + ["--psi1", "8", "--initial-columns", "sphere"], capsys)
+    assert code == 2 and err.strip().count("\n") == 0 and "--initial-columns" in err and "unit or gaussian" in err

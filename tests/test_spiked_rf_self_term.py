@@ -30,6 +30,7 @@ from asymptotics.theory.spiked_rf import (
 from asymptotics.theory.spiked_rf.self_term import (
     one_step_self_term,
     self_term_coefficient,
+    self_term_mean_function,
     solve_self_term_srf,
 )
 from validation.simulator.config import SRFConfig
@@ -87,6 +88,29 @@ def test_one_step_point_reports_both_and_converges():
     assert s.test_error < s.test_error_without
     row = s.as_dict()
     assert row["status"] == "converged" and math.isfinite(row["test_error"])
+
+
+@pytest.mark.parametrize("student", ["tanh", "Max(-1, Min(1, x))"])
+def test_mean_function_against_mpmath(student):
+    """e(κ) = k √c E[z σ'(rκ + √c z)] against mpmath's quadrature (split where σ' jumps: hardtanh's
+    kinks at ±1 move with κ)."""
+    p = cui_to_srf(SIN["eta_tilde"], SIN["alpha0"], student, "sin")
+    model = channel_model(p, student, "sin", 0.0)
+    k = -0.7
+    e, err = self_term_mean_function(model, k, student)
+    c, r = float(p.bulk[0]), float(p.r)
+    sc = math.sqrt(c)
+    mp.mp.dps = 25
+    nodes = model.rule.nodes
+    for i in np.flatnonzero(np.abs(nodes) < 3.0)[::4]:
+        s = r * float(nodes[i])
+        if student == "tanh":
+            f, pts = (lambda z, s=s: z * mp.sech(s + sc * z) ** 2), [-mp.inf, 0, mp.inf]
+        else:
+            f, pts = (lambda z, s=s: z * (1 if abs(s + sc * z) < 1 else 0)), [-mp.inf, (-1 - s) / sc, (1 - s) / sc, mp.inf]
+        ref = k * sc * mp.quad(lambda z, f=f: f(z) * mp.exp(-z * z / 2), pts) / mp.sqrt(2 * mp.pi)
+        assert e[i] == pytest.approx(float(ref), rel=1e-11, abs=1e-14)
+    assert err < 1e-12
 
 
 @pytest.mark.parametrize("k", [-0.6807555, 1.5])

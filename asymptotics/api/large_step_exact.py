@@ -196,8 +196,10 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
     if readout not in READOUTS:
         raise ParameterError(option("readout"), readout, "hermite, quantile or given")
-    if initial_columns not in ("unit", "gaussian"):          # theory.large_step.column_norms.COLUMNS
-        raise ParameterError(option("initial_columns"), initial_columns, "unit or gaussian")
+    from ..theory.large_step.column_norms import COLUMNS
+
+    if initial_columns not in COLUMNS:
+        raise ParameterError(option("initial_columns"), initial_columns, " or ".join(COLUMNS))
     kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
     on_failure = check_on_failure(on_failure)
     widths = _widths(width)

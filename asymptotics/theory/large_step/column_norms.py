@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ...activations import Activation
-from ...errors import ParameterError
+from ...errors import ConvergenceError, ParameterError
 from ...gaussian import expect
 
 __all__ = ["COLUMNS", "COLUMN_NODES", "check_columns", "column_norm_rule", "norm_factors"]
@@ -81,8 +81,11 @@ def norm_factors(student: Activation, rho2: np.ndarray) -> tuple[np.ndarray, np.
 
     def moments(rho):
         ks = tuple(k / rho for k in kinks)
-        m1, _ = expect(lambda z: dsig(rho * z), ks)
-        m2, _ = expect(lambda z: dsig(rho * z) ** 2, ks)
+        m1, e1 = expect(lambda z: dsig(rho * z), ks)
+        m2, e2 = expect(lambda z: dsig(rho * z) ** 2, ks)
+        if not (math.isfinite(m1) and math.isfinite(m2)) or max(e1, e2) > 1e-9 * max(1.0, abs(m2)):
+            raise ConvergenceError(f"column norms: E σ'(ρz), E σ'(ρz)² of {student.name} at ρ = {rho:.6g} not "
+                                   f"resolved by the quadrature (error {max(e1, e2):.3g})", None)
         return m1, m2 - m1 * m1
 
     m1, v1 = moments(1.0)

@@ -75,18 +75,30 @@ def self_term_coefficient(eta_tilde: float, alpha0: float, student, teacher, noi
 
 def self_term_mean_function(model: channel.ChannelModel, k: float, student) -> tuple[np.ndarray, float]:
     r"""e(κ) = k √c E[z σ'(rκ + √c z)] on the κ nodes of ``model`` (K = 1), and the difference
-    between two inner rules (orders 24 and 12 per half-unit panel) as its error estimate."""
+    between two inner rules (orders 24 and 12 per half-unit panel) as its error estimate.
+
+    The composite rule (:func:`asymptotics.gaussian.composite_rule`) is split where rκ + √c z
+    crosses a kink of σ, row by row (z = (kink − rκ)/√c); without kinks one rule serves every κ.
+    (The cGET's own moments, :func:`~.cget.shifted_gaussian_moments`, are those of σ, not of σ'.)"""
     p = model.params
     c, r = float(p.bulk[0]), float(p.r)
     act = resolve_activation(student, name="student")
     sc = math.sqrt(c)
     shifts = r * model.rule.nodes
-    vals = []
-    for order in (12, 24):
-        z, w = composite_rule(tuple(act.kinks), order, 14.0, 0.5)
-        z, w = np.asarray(z, float), np.asarray(w, float)
-        vals.append(np.asarray(act.numpy_derivative(shifts[:, None] + sc * z[None, :]), float) @ (w * z))
-    return k * sc * vals[1], abs(k) * sc * float(np.max(np.abs(vals[1] - vals[0])))
+    kinks = tuple(float(x) for x in act.kinks)
+
+    def rows(order):
+        if not kinks:
+            z, w = (np.asarray(a, float) for a in composite_rule((), order, 14.0, 0.5))
+            return np.asarray(act.numpy_derivative(shifts[:, None] + sc * z[None, :]), float) @ (w * z)
+        out = np.empty(shifts.size)
+        for i, s in enumerate(shifts):
+            z, w = (np.asarray(a, float) for a in composite_rule(tuple((x - s) / sc for x in kinks), order, 14.0, 0.5))
+            out[i] = np.asarray(act.numpy_derivative(s + sc * z), float) @ (w * z)
+        return out
+
+    lo, hi = rows(12), rows(24)
+    return k * sc * hi, abs(k) * sc * float(np.max(np.abs(hi - lo)))
 
 
 @dataclass(frozen=True)
