@@ -33,7 +33,7 @@ MAX_POINTS = 20_000
 #: Largest number of readout types K and of κ nodes.
 MAX_TYPES = 4096
 READOUTS = ("hermite", "quantile", "given")
-TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types", "initial_columns"),
+TABLE = Columns(("psi1", "psi2", "lam", "c", "noise", "width", "d", "types", "initial_columns", "gradient"),
                 ("risk1", "kernel_bound", "beats_kernels", "tau_star", "type_error", "status"))
 
 
@@ -77,7 +77,7 @@ class LargeStepGrid:
     ``psi1, psi2, lam, noise, c``), the widths (``inf`` and numbers), the dimensions ``dims`` whose
     widths round(ψ2·d) are added per point (or ``None``), the type counts (``[None]``: the
     default), the readout kind and given values, the κ nodes, the tolerance, ``check`` and the
-    ``initial_columns`` (``"unit"`` or ``"gaussian"``)."""
+    ``initial_columns`` (``"unit"`` or ``"gaussian"``) and the ``gradient`` (``"labels"`` or ``"exact"``)."""
 
     student: object
     teacher: object
@@ -92,6 +92,7 @@ class LargeStepGrid:
     tol: float
     check: bool
     initial_columns: str = "unit"
+    gradient: str = "labels"
 
 
 def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
@@ -141,7 +142,8 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
                                            readout_proportions=spec.readout_proportions,
                                            kappa_nodes=spec.kappa_nodes, tol=spec.tol, check=spec.check,
                                            continuation=False, on_failure="return", progress=advance,
-                                           workers=get_num_threads(), initial_columns=spec.initial_columns)
+                                           workers=get_num_threads(), initial_columns=spec.initial_columns,
+                                           gradient=spec.gradient)
             for i, a in enumerate(p1s):
                 for j, b in enumerate(lams):
                     solved[(a, p2, b, nz, cc, K)] = g.results[i][j]
@@ -156,7 +158,8 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
 def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.0, c=1.0, width="inf", d=None,
                readout: str = "hermite", types=None, readout_values=None, readout_proportions=None,
                kappa_nodes: int = 61, check: bool = True, center: bool = True, tol: float = 1e-12,
-               initial_columns: str = "unit", on_failure: str = "raise", progress: bool | None = None) -> Result:
+               initial_columns: str = "unit", gradient: str = "labels", on_failure: str = "raise",
+               progress: bool | None = None) -> Result:
     """Exact risk R1 after one large step η = c√N with a Gaussian readout, at N = ∞ and at finite
     width N (``asymptotics theory large-step``).
 
@@ -183,6 +186,10 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         initial_columns: the network's initial columns at a finite width: ``"unit"`` (norm 1; the
             leading-order theory) or ``"gaussian"`` (Ba et al.'s N(0, 1/d) entries, d = N/ψ2: the
             column norms ρ² ~ χ²_d/d become types; docs/large-step-exact.md §4). No effect at N = ∞.
+        gradient: the first step's gradient at a finite width: ``"labels"`` (the step on y, the theory of
+            docs/large-step-exact.md §1) or ``"exact"`` (Ba et al.'s residual y − f₀ with the network's initial
+            output: the spike tilted by the collective shrink of W⁰, §1 "The initial output f₀"). The
+            simulated Ba network is ``initial_columns="gaussian", gradient="exact"``. No effect at N = ∞.
         on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
         progress: ``None`` (automatic), ``True`` or ``False``.
 
@@ -200,6 +207,10 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
 
     if initial_columns not in COLUMNS:
         raise ParameterError(option("initial_columns"), initial_columns, " or ".join(COLUMNS))
+    from ..theory.large_step.initial_output import GRADIENTS
+
+    if gradient not in GRADIENTS:
+        raise ParameterError(option("gradient"), gradient, " or ".join(GRADIENTS))
     kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
     on_failure = check_on_failure(on_failure)
     widths = _widths(width)
@@ -224,7 +235,7 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
     t_act = resolve_activation(teacher, center=center, name=option("teacher"))
     tau = _tau_star(s_act, t_act)
     spec = LargeStepGrid(s_act, t_act, grid, widths, dims, type_list, readout, rv, rp, kappa_nodes, float(tol),
-                         bool(check), initial_columns)
+                         bool(check), initial_columns, gradient)
     with Progress(len(grid) * len(type_list), "theory large-step", progress) as bar:
         solved = solve_grid(spec, bar.advance)
     rows, n_failed = [], 0
@@ -245,11 +256,12 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         model="Ba et al. one large step eta = c sqrt(N), Gaussian readout: typed spiked RF "
               "(docs/large-step-exact.md)",
         activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
-        readout=readout, initial_columns=initial_columns, tolerance=tol, checked=check, failed=n_failed,
+        readout=readout, initial_columns=initial_columns, gradient=gradient, tolerance=tol, checked=check, failed=n_failed,
         conventions="Ba et al.: psi1 = n/d, psi2 = N/d, ridge (1/n)|y - Phi a|^2 + (lam/N)|a|^2; risk1 = "
                     "E(f_hat - f*)^2 excludes the label noise; width 'inf' = proportional limit; finite width: "
                     "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected); initial "
-                    "columns 'gaussian': the initial column norms chi2_d/d as types",
+                    "columns 'gaussian': the initial column norms chi2_d/d as types; gradient 'exact': the residual "
+                    "y - f0 of the initial output (collective shrink of W0, self shrink, f0 energy)",
     )
     return Result(rows=rows, meta=meta, columns=TABLE)
 

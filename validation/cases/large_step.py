@@ -10,7 +10,8 @@ readout a⁰ Gaussian as in the paper. Settings of §3 of the note, c = 1:
 Checks per point (``|sim − theory| ≤ 3 s.e. + allowance``):
 
 * ``risk1`` of the network against the **finite-N** theory (N = ψ2 d, with the network's Gaussian
-  initial columns as types: ``initial_columns="gaussian"``), allowance 2 % of the theory —
+  initial columns as types and its exact step: ``initial_columns="gaussian", gradient="exact"``),
+  allowance 2 % of the theory —
   the neglected N^{-1/2} cross terms of the spike–mean block (§2; §3 shows deviations up to 1.7 s.e.);
 * the **N = ∞** theory against the values quoted in §2/§3 (pure theory check, ± half a unit of the
   last quoted digit);
@@ -60,13 +61,15 @@ _THEORY: dict = {}
 
 
 def _theory(setting: str, psi1: float, widths: tuple, *, readout="hermite", types=None, initial_columns="gaussian"):
-    """The theory at the widths; ``initial_columns="gaussian"``: the Ba network's N(0, 1/d) initial columns
+    """The theory at the widths of the simulated networks (their exact step on the residual y − f₀:
+    ``gradient="exact"``); ``initial_columns="gaussian"``: the Ba network's N(0, 1/d) initial columns
     (their norms are types at finite N, docs/large-step-exact.md §4), ``"unit"`` for the Cui protocol."""
     key = (setting, psi1, widths, readout, types, initial_columns)
     if key not in _THEORY:
         s = SETTINGS[setting]
         _THEORY[key] = gaussian_readout_risk(s["student"], s["teacher"], psi1, s["psi2"], s["lam"], noise=s["noise"],
-                                             c=1.0, width=list(widths), readout=readout, types=types, initial_columns=initial_columns)
+                                             c=1.0, width=list(widths), readout=readout, types=types,
+                                             initial_columns=initial_columns, gradient="exact")
     return _THEORY[key]
 
 
@@ -157,7 +160,7 @@ def four_types(run: CaseConfig):
 
 
 @case("large-step-exact-quick", family=FAMILY, quick=True,
-      description="quick: (a) erf/erf ψ1 = 8, d = 400 (N = 800), 2 seeds; finite-N theory 0.0317 (Gaussian columns), "
+      description="quick: (a) erf/erf ψ1 = 8, d = 400 (N = 800), 2 seeds; finite-N theory 0.0313 (Gaussian columns, exact step), "
                   "N = ∞ 0.0259")
 def quick(run: CaseConfig):
     name = "large-step-exact-quick"

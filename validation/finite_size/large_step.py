@@ -47,17 +47,20 @@ _CASES = {"a": "large-step-exact-erf", "b": "large-step-exact-tanh", "c": "large
 
 @functools.cache
 def large_step_risk(setting: str, psi1: float, width: float, readout: str = "hermite", types: int | None = None,
-                    initial_columns: str = "unit") -> float:
+                    initial_columns: str = "unit", gradient: str = "labels") -> float:
     """R1 of the exact large-step theory at width N (``math.inf``: the limit); ``initial_columns="gaussian"``
-    for the Ba network's N(0, 1/d) initial columns (unit columns: the Cui protocol and the sRF model)."""
+    for the Ba network's N(0, 1/d) initial columns (unit columns: the Cui protocol and the sRF model);
+    ``gradient="exact"`` for a network stepped on the residual y − f₀ (its initial output's terms)."""
     s = SETTINGS[setting]
     return float(gaussian_readout_risk(s["student"], s["teacher"], psi1, s["psi2"], s["lam"], noise=s["noise"], c=1.0,
-                                       width=width, readout=readout, types=types, initial_columns=initial_columns).risk1)
+                                       width=width, readout=readout, types=types, initial_columns=initial_columns,
+                                       gradient=gradient).risk1)
 
 
 def _setting(setting: str, psi1: float, quick: bool = False, covers=(), gradient: str = "exact") -> Variant:
-    """The variant of one setting and ψ1; ``gradient="labels"``: the network trained on the labels y
-    instead of the residual y − f₀ (the theory's first step, which drops f₀ = O(N^{-1/2}))."""
+    """The variant of one setting and ψ1, judged against the finite-N theory of the same step:
+    ``gradient="exact"`` (default) the network stepped on the residual y − f₀ (the theory with the initial
+    output's terms), ``"labels"`` the network trained on the labels y (the theory without them)."""
     s = SETTINGS[setting]
     case = _CASES[setting]
     params = dict(student=s["student"], teacher=s["teacher"], psi1=psi1, psi2=s["psi2"], eta=1.0, eta_exponent=0.5,
@@ -67,12 +70,12 @@ def _setting(setting: str, psi1: float, quick: bool = False, covers=(), gradient
         params["gradient"] = "labels"
     q = Quantity("risk1", lambda: large_step_risk(setting, psi1, math.inf), OMEGA_UNKNOWN, _W,
                  finite_theory=lambda d: large_step_risk(setting, psi1, width_from_dimension(s["psi2"], d),
-                                                         initial_columns="gaussian"),
+                                                         initial_columns="gaussian", gradient=gradient),
                  label="R1", target_rel=0.005)
     return Variant(f"{case}-psi1-{psi1:g}" + ("-labels" if labels else ""), case, FAMILY,
                    f"({setting}) {s['student']}/{s['teacher']}, ψ2 = {s['psi2']:g}, λ = {s['lam']:g}, σ_ε = "
                    f"{s['noise']:g}, η = √N, ψ1 = {psi1:g}"
-                   + (", step on the labels y (f₀ dropped, as in the theory)" if labels else "")
+                   + (", step on the labels y (f₀ dropped)" if labels else ", exact step (residual y − f₀)")
                    + ": R1 vs the finite-N theory at N = ψ2·d",
                    params, BA, (q,), dims=_DIMS.get(psi1, {}), quick=quick, covers=covers)
 
@@ -82,7 +85,7 @@ def _typed(setting: str, psi1: float, K: int, model: str = "network", name: str 
     """The large step with K quantile readout types through the Cui protocol (η̃ = 1, α0 = α = ψ1,
     β = ψ2, λ_C = λψ1/ψ2): the one-step ``network`` (its step on the residual, or with ``gradient =
     "labels"`` on y as in the theory), or the typed ``srf`` model it reduces to (the (c(u), r u, γ)
-    of the map, isotropic bulk), against the finite-N theory with the same K types."""
+    of the map, isotropic bulk), against the finite-N theory with the same K types and the same step."""
     s = SETTINGS[setting]
     rule = readout_rule("quantile", K)
     values, weights = tuple(rule.values.tolist()), tuple(rule.weights.tolist())
@@ -95,9 +98,10 @@ def _typed(setting: str, psi1: float, K: int, model: str = "network", name: str 
             p = cui_to_srf(1.0, psi1, s["student"], s["teacher"], s["noise"], readout_types(values, weights))
             return dict(common, c=tuple(float(c) for c in p.bulk), r=float(p.r), gamma=float(p.gamma))
         adapter = SRF
+    step = gradient if model == "network" else "labels"
     q = Quantity("test_error", lambda: large_step_risk(setting, psi1, math.inf, "quantile", K), OMEGA_UNKNOWN, _W,
                  finite_theory=lambda d: large_step_risk(setting, psi1, width_from_dimension(s["psi2"], d), "quantile",
-                                                         K),
+                                                         K, gradient=step),
                  label=f"test error ({K} types)", target_rel=0.005)
     case = "large-step-exact-four-types" if K == 4 and setting == "b" else _CASES[setting]
     what = "one-step network (Cui protocol" if model == "network" else "typed sRF model (the map's c(u), r·u, γ"

@@ -17,6 +17,10 @@ form a Cartesian product.
 * ``--initial-columns unit`` (default) or ``gaussian``: at a finite width, the norms ρ² ~ χ²_d/d of Ba et
   al.'s Gaussian initial columns (d = N/ψ2) as a second type variable — the finite-width theory of
   the simulated Ba network (``docs/large-step-exact.md`` §4).
+* ``--gradient labels`` (default) or ``exact``: at a finite width, Ba et al.'s exact gradient with the
+  residual y − f₀ of the network's initial output (the spike tilted by the collective shrink of W⁰,
+  ``docs/large-step-exact.md`` §1, "The initial output f₀"). The simulated Ba network is
+  ``--initial-columns gaussian --gradient exact``.
 
 JSON keys per row: ``risk1``, ``kernel_bound`` (μ2*²), ``beats_kernels`` (R1 < μ2*²), ``tau_star``
 and ``kappa_star`` (Ba et al. eq. 5.1, for comparison with their bound 10τ* + …), ``width``
@@ -141,6 +145,18 @@ from ..options import OUTPUT, command, grid, opt, param
             ),
         ],
         "unit",
+    ),
+    param(
+        "gradient",
+        Annotated[
+            str,
+            typer.Option(
+                "--gradient",
+                help="the step's gradient at finite width: labels (the step on y) or exact (Ba's residual y - f0 "
+                     "with the initial output; docs/large-step-exact.md §1).",
+            ),
+        ],
+        "labels",
     ),
     param(
         "tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12

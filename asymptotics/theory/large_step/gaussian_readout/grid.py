@@ -98,7 +98,7 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
                                max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488,
                                check: bool = True, max_steps: int = 3000, continuation: bool = True,
                                warm_levels: bool = False, on_failure: str = "return", workers: int = 1,
-                               initial_columns: str = "unit",
+                               initial_columns: str = "unit", gradient: str = "labels",
                                progress: Callable[[int, int], None] | None = None) -> GaussianReadoutGrid:
     r"""R1 after one large step at every (ψ1, λ) of a grid (Gaussian readout, Ba et al. protocol).
 
@@ -123,7 +123,8 @@ def gaussian_readout_risk_grid(student, teacher, psi1, lam, *, psi2: float, c: f
                       readout_values=readout_values, readout_proportions=readout_proportions, kappa_nodes=kappa_nodes,
                       tol=tol, type_tol=type_tol,
                       max_types=max_types, kappa_tol=kappa_tol, max_kappa_nodes=max_kappa_nodes, check=check,
-                      max_steps=max_steps, on_failure=on_failure, warm_levels=warm_levels, initial_columns=initial_columns)
+                      max_steps=max_steps, on_failure=on_failure, warm_levels=warm_levels, initial_columns=initial_columns,
+                      gradient=gradient)
     total = p_axis.size * l_axis.size
     if total * len(s.widths) > MAX_GRID_RESULTS:
         raise ParameterError("psi1 × lam × width", total * len(s.widths),

@@ -13,7 +13,7 @@ and the refinement ladders of :func:`~.risk.gaussian_readout_risk` compute each 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -32,6 +32,12 @@ from ...spiked_rf import (
 )
 from ...spiked_rf.mapping import SpikedRFParameters, as_activation
 from ..column_norms import COLUMN_NODES, check_columns, column_norm_rule, norm_factors
+from ..initial_output import (
+    check_gradient,
+    exact_gradient_parameters,
+    initial_output_energy,
+    initial_output_terms,
+)
 from ..readout_quadrature import ReadoutRule, readout_rule
 from ..typed_prior import TypedFeatures
 
@@ -90,6 +96,9 @@ class GaussianReadoutModel:
         kernel_bound: μ2*², the kernel lower bound of Ba et al. (Prop. 1).
         initial_columns: ``"unit"`` or ``"gaussian"`` (the initial columns' norms are types).
         dimension: d of the column-norm law (``math.inf`` with unit columns or at N = ∞).
+        gradient: ``"labels"`` (the step on y) or ``"exact"`` (the residual y − f₀: the terms of
+            :mod:`..initial_output` at width ``gradient_width``).
+        gradient_width: N of the f₀ terms (``math.inf`` when ``gradient="labels"`` or at N = ∞).
     """
 
     student: Activation
@@ -106,6 +115,8 @@ class GaussianReadoutModel:
     kernel_bound: float
     initial_columns: str = "unit"
     dimension: float = math.inf
+    gradient: str = "labels"
+    gradient_width: float = math.inf
 
     @property
     def r(self) -> float:
@@ -130,7 +141,7 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
                            readout: str | ReadoutRule = "hermite", types: int = DEFAULT_TYPES, readout_values=None,
                            readout_proportions=None, kappa_nodes: int = DEFAULT_KAPPA_NODES,
                            rule: KappaRule | None = None, initial_columns: str = "unit",
-                           width=math.inf) -> GaussianReadoutModel:
+                           width=math.inf, gradient: str = "labels") -> GaussianReadoutModel:
     r"""Map the Ba-protocol network at η = c√N to the typed spiked RF and tabulate it.
 
     Parameters
@@ -148,7 +159,10 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
     initial_columns : ``"unit"`` (default: ρ ≡ 1, Cui et al.'s unit columns) or ``"gaussian"`` (Ba et al.'s
         W⁰ with N(0, 1/d) entries: at a finite ``width`` N the types become (u, ρ²), ρ² ~ χ²_d/d,
         d = N/ψ2, on a :data:`~..column_norms.COLUMN_NODES`-node Gauss rule).
-    width : N, needed (finite) only for Gaussian columns; ``math.inf`` gives ρ ≡ 1.
+    width : N, needed (finite) for Gaussian columns and the exact gradient; ``math.inf`` gives ρ ≡ 1
+        and the step on the labels.
+    gradient : ``"labels"`` (default: the step on y, §1) or ``"exact"`` (Ba et al.'s residual y − f₀: at a
+        finite ``width`` the spike, its overlap and the bulk carry the terms of :mod:`..initial_output`).
     """
     p1 = check_positive("psi1", psi1)
     p2 = check_positive("psi2", psi2)
@@ -159,27 +173,30 @@ def gaussian_readout_model(student, teacher, psi1: float, psi2: float, *, c: flo
     ro = readout if isinstance(readout, ReadoutRule) else readout_rule(
         readout, types, values=readout_values, proportions=readout_proportions)
     cols = check_columns(initial_columns)
-    dim = math.inf
+    grad = check_gradient(gradient)
+    dim = f0_width = math.inf
     if cols == "gaussian":
         wd = check_width(width)
         dim = wd / p2 if math.isfinite(wd) else math.inf
         if dim < 2:
             raise ParameterError("width", width, f"N >= 2ψ2 = {2 * p2:g} with Gaussian columns (d = N/ψ2 >= 2)")
+    if grad == "exact":
+        f0_width = check_width(width)
     if rule is None:
         kn = int(kappa_nodes) if isinstance(kappa_nodes, (int, np.integer)) and not isinstance(kappa_nodes, bool) else 0
         if not 8 <= kn <= 1000:
             raise ParameterError("kappa_nodes", kappa_nodes, "an integer in [8, 1000]")
         params, ch = _tabulated(s_act, t_act, p1, cc, sn, ro.kind, tuple(ro.values.tolist()),
-                                tuple(ro.weights.tolist()), kn, dim)
+                                tuple(ro.weights.tolist()), kn, dim, f0_width)
     else:
-        params, ch = _tabulate(s_act, t_act, p1, cc, sn, ro, rule, dim)
+        params, ch = _tabulate(s_act, t_act, p1, cc, sn, ro, rule, dim, f0_width)
     if math.isfinite(dim):
         ro = ReadoutRule(np.asarray(params.readout.values, dtype=float), np.asarray(params.readout.proportions,
                                                                                       dtype=float), ro.kind)
     feats = TypedFeatures(ch.mu1, ch.mu2_sq, np.asarray(params.bulk, dtype=float), ro.weights.copy(), p2)
     ct = t_act.constants()
     return GaussianReadoutModel(s_act, t_act, p1, p2, cc, sn, ro, params, ch, feats,
-                                float(ct.second_moment + sn**2), float(ct.mu2_sq), cols, dim)
+                                float(ct.second_moment + sn**2), float(ct.mu2_sq), cols, dim, grad, f0_width)
 
 
 def _column_types(s_act, params: SpikedRFParameters, ro: ReadoutRule, dim: float) -> SpikedRFParameters:
@@ -198,13 +215,29 @@ def _column_types(s_act, params: SpikedRFParameters, ro: ReadoutRule, dim: float
                               readout_types(tuple(values.tolist()), tuple(weights.tolist())), params.origin, src)
 
 
-def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule, dim: float = math.inf):
+def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule, dim: float = math.inf,
+              f0_width: float = math.inf):
     """The sRF parameters and the cGET tables on the κ rule (they do not depend on ψ2 or λ; with
-    Gaussian columns, ``dim`` finite, on the (u, ρ²) types)."""
+    Gaussian columns, ``dim`` finite, on the (u, ρ²) types; with the exact gradient at width
+    ``f0_width`` < ∞, with the initial output's terms)."""
+    rho2, wr = column_norm_rule(dim, COLUMN_NODES) if math.isfinite(dim) else (np.ones(1), np.ones(1))
+    exact = math.isfinite(f0_width) and c > 0.0
+    map_noise = noise
+    if exact:       # the residual y − f₀ has the label energy E y² + E f₀² (initial_output, item 3)
+        map_noise = math.sqrt(noise**2 + initial_output_energy(s_act, ro.values, ro.weights, rho2, wr, f0_width))
     # Ba's one large step η = c√N is Cui's step with η̃ = c and a first batch of α0 = ψ1 samples per dimension
-    params = cui_to_srf(c, psi1, s_act, t_act, noise, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
+    params = cui_to_srf(c, psi1, s_act, t_act, map_noise, readout_types(tuple(ro.values.tolist()), tuple(ro.weights.tolist())))
+    if exact:
+        params = replace(params, source=tuple((k, noise if k == "noise" else v) for k, v in params.source)
+                         + (("initial_output_energy", map_noise**2 - noise**2),))
     if math.isfinite(dim):
         params = _column_types(s_act, params, ro, dim)
+    if exact:
+        u = np.tile(ro.values, rho2.size)
+        rho2_types = np.repeat(rho2, ro.values.size)              # ρ² slowest, as in _column_types
+        terms = initial_output_terms(s_act, c, u, rho2_types, params.readout.values, params.readout.proportions,
+                                     f0_width)
+        params = exact_gradient_parameters(params, terms, rho2_types)
     co = cget_coefficients(s_act, params.spikes, params.bulk, rule.nodes, tol=1e-11)
     tf = target_functions(t_act, params.gamma, rule.nodes, tol=1e-11)
     ch = ChannelModel(rule, co.mu0, co.mu1, co.mu2_sq, tf.h, tf.h1t, tf.h2t, noise**2, co.error + tf.error, params)
@@ -214,8 +247,8 @@ def _tabulate(s_act, t_act, psi1, c, noise, ro: ReadoutRule, rule: KappaRule, di
 
 
 @lru_cache(maxsize=TABLE_CACHE_SIZE)
-def _tabulated(s_act, t_act, psi1, c, noise, kind, values, weights, kappa_nodes, dim=math.inf):
-    """:func:`_tabulate` on the Gauss–Hermite κ rule, cached by (σ, σ*, ψ1, c, σ_ε, types, nodes, d):
-    a grid over λ or ψ2, the widths and the refinement ladders reuse the tables."""
+def _tabulated(s_act, t_act, psi1, c, noise, kind, values, weights, kappa_nodes, dim=math.inf, f0_width=math.inf):
+    """:func:`_tabulate` on the Gauss–Hermite κ rule, cached by (σ, σ*, ψ1, c, σ_ε, types, nodes, d, N
+    of the exact gradient): a grid over λ or ψ2, the widths and the refinement ladders reuse the tables."""
     ro = ReadoutRule(np.array(values, dtype=float), np.array(weights, dtype=float), kind)
-    return _tabulate(s_act, t_act, psi1, c, noise, ro, kappa_rule("hermite", kappa_nodes), dim)
+    return _tabulate(s_act, t_act, psi1, c, noise, ro, kappa_rule("hermite", kappa_nodes), dim, f0_width)

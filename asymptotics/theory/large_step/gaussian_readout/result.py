@@ -43,6 +43,8 @@ class GaussianReadoutRisk:
             violation of any equation at the solution, scaled).
         stability_margin: 1 − spectral radius of the variance map (> 0).
         initial_columns: the initial columns, ``"unit"`` or ``"gaussian"`` (ρ² ~ χ²_d/d types at finite N).
+        gradient: the step's gradient, ``"labels"`` or ``"exact"`` (the initial output's terms at finite N;
+            ``r`` and ``gamma`` are then those of the tilted spike).
     """
 
     risk1: float
@@ -89,6 +91,7 @@ class GaussianReadoutRisk:
     stability_margin: float
     start: np.ndarray = field(default=None, repr=False, compare=False)
     initial_columns: str = "unit"
+    gradient: str = "labels"
 
     @property
     def limit(self) -> bool:
@@ -106,6 +109,7 @@ class GaussianReadoutRisk:
         return {
             "psi1": self.psi1, "psi2": self.psi2, "lam": self.lam, "noise": self.noise, "c": self.c,
             "width": "inf" if self.limit else self.width, "limit": self.limit, "initial_columns": self.initial_columns,
+            "gradient": self.gradient,
             "risk1": self.risk1 if ok else None,
             "train_error": self.train_error if ok else None,
             "spike_error": self.spike_error if ok else None,

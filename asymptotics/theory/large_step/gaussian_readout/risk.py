@@ -25,6 +25,7 @@ from ....params import check_int, check_positive
 from ....solvers import Status
 from ...spiked_rf.mapping import as_activation
 from ..column_norms import check_columns
+from ..initial_output import check_gradient
 from ..refinement import Check, refine_batch
 from .compiled import transfer_start
 from .model import DEFAULT_KAPPA_NODES, DEFAULT_TYPES, check_width, gaussian_readout_model
@@ -58,7 +59,8 @@ class RiskSettings:
     the readout rule (kind, K0, given values and proportions), κ nodes n0, the tolerances and
     ladders of the refinement, ``check``, ``max_steps``, ``on_failure``, ``warm_levels`` (start
     each level of the refinement from the level before, :func:`~.compiled.transfer_start`) and
-    ``initial_columns`` (``"unit"`` or ``"gaussian"``, :mod:`..column_norms`)."""
+    ``initial_columns`` (``"unit"`` or ``"gaussian"``, :mod:`..column_norms`), ``gradient``
+    (``"labels"`` or ``"exact"``, :mod:`..initial_output`)."""
 
     student: Activation
     teacher: Activation
@@ -82,6 +84,7 @@ class RiskSettings:
     on_failure: str
     warm_levels: bool = False
     initial_columns: str = "unit"
+    gradient: str = "labels"
 
 
 def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float = 0.0, width=math.inf,
@@ -89,10 +92,11 @@ def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float
                   kappa_nodes: int = DEFAULT_KAPPA_NODES, tol: float = 1e-12, type_tol: float = 1e-8,
                   max_types: int = 256, kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
                   max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False,
-                  initial_columns: str = "unit") -> RiskSettings:
+                  initial_columns: str = "unit", gradient: str = "labels") -> RiskSettings:
     """Validate the arguments of :func:`gaussian_readout_risk` once (see there)."""
     widths, single = _as_widths(width)
     initial_columns = check_columns(initial_columns)
+    gradient = check_gradient(gradient)
     if readout not in ("hermite", "quantile", "given"):
         raise ParameterError("readout", readout, "'hermite', 'quantile' or 'given'")
     if on_failure not in ("raise", "return"):
@@ -115,7 +119,7 @@ def risk_settings(student, teacher, psi2: float, *, c: float = 1.0, noise: float
     return RiskSettings(as_activation(student, "student"), as_activation(teacher, "teacher"),
                         check_positive("psi2", psi2), c, noise, tuple(widths), single, readout, K0, readout_values,
                         readout_proportions, n0, tol, type_tol, type_ladder, kappa_tol, kappa_ladder, bool(check),
-                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels), initial_columns)
+                        check_int("max_steps", max_steps, 1), on_failure, bool(warm_levels), initial_columns, gradient)
 
 
 def _refine_points(solve_at, ladder, tolerance, what, points, first=None):
@@ -168,8 +172,8 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
     need it, with continuation along λ when ``continuation``."""
     s = settings
     lams = list(lams)
-    if s.initial_columns == "gaussian" and len(s.widths) > 1:
-        # the (u, ρ²) types depend on d = N/ψ2: one model (and one refinement) per width
+    if (s.initial_columns == "gaussian" or s.gradient == "exact") and len(s.widths) > 1:
+        # the (u, ρ²) types depend on d = N/ψ2 and the f₀ terms on N: one model (and one refinement) per width
         per = [risk_row(replace(s, widths=(w,)), psi1, lams, continuation=continuation) for w in s.widths]
         return [[per[j][i][0] for j in range(len(s.widths))] for i in range(len(lams))]
 
@@ -177,7 +181,7 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
         return gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
                                       types=K, readout_values=s.readout_values,
                                       readout_proportions=s.readout_proportions, kappa_nodes=n, initial_columns=s.initial_columns,
-                                      width=s.widths[0])
+                                      width=s.widths[0], gradient=s.gradient)
 
     def solve_at(K, n, points, previous=None, previous_model=None):
         model = model_at(K, n)
@@ -261,7 +265,7 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                           tol: float = 1e-12, type_tol: float = 1e-8, max_types: int = 256,
                           kappa_tol: float = 1e-8, max_kappa_nodes: int = 488, check: bool = True,
                           max_steps: int = 3000, on_failure: str = "raise", warm_levels: bool = False,
-                          initial_columns: str = "unit"):
+                          initial_columns: str = "unit", gradient: str = "labels"):
     r"""The risk R1 after one large step η = c√N with a Gaussian readout (Ba et al. protocol).
 
     Parameters
@@ -297,6 +301,10 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
         the theory of ``docs/large-step-exact.md`` §1) or ``"gaussian"`` (Ba et al.'s N(0, 1/d)
         entries, d = N/ψ2: each neuron's type is (u, ρ²) with ρ² = ‖w⁰‖² ~ χ²_d/d,
         :mod:`..column_norms`; every level starts cold). No effect at N = ∞.
+    gradient : the first step's gradient at a finite width: ``"labels"`` (default: the step on y, the
+        theory of §1) or ``"exact"`` (Ba et al.'s residual y − f₀ with the network's initial output:
+        the spike tilted by the collective shrink of W⁰, the shrunk columns and f₀'s energy,
+        :mod:`..initial_output`). No effect at N = ∞.
 
     For many ridges or a (ψ1, λ) grid use :func:`~.grid.gaussian_readout_risk_grid` (the same
     numbers, one compiled call per level and row).
@@ -305,7 +313,7 @@ def gaussian_readout_risk(student, teacher, psi1: float, psi2: float, lam: float
                       readout_values=readout_values, readout_proportions=readout_proportions,
                       kappa_nodes=kappa_nodes, tol=tol, type_tol=type_tol, max_types=max_types, kappa_tol=kappa_tol,
                       max_kappa_nodes=max_kappa_nodes, check=check, max_steps=max_steps, on_failure=on_failure,
-                      warm_levels=warm_levels, initial_columns=initial_columns)
+                      warm_levels=warm_levels, initial_columns=initial_columns, gradient=gradient)
     (res,) = risk_row(s, check_positive("psi1", psi1), [lam], continuation=False)
     return res[0] if s.single else tuple(res)
 

@@ -100,7 +100,7 @@ def _failed(model, lam, width, lam_c, res: SolverResult, message) -> GaussianRea
         self_energy=nan_K, type_error=None, type_sequence=(), kappa_nodes=n,
         quadrature_error=model.channel.quadrature_error, mean_rank=0, converged=False,
         status=Status(res.status) if not res.converged else Status.SINGULAR, message=message,
-        iterations=res.iterations, residual=res.residual, stability_margin=math.nan, initial_columns=model.initial_columns)
+        iterations=res.iterations, residual=res.residual, stability_margin=math.nan, initial_columns=model.initial_columns, gradient=model.gradient)
 
 
 def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> GaussianReadoutRisk:
@@ -125,7 +125,7 @@ def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> Gaus
         self_energy=np.exp(x[n:]), type_error=None, type_sequence=(), kappa_nodes=n,
         quadrature_error=ch.quadrature_error, mean_rank=int(sc[3]), converged=True, status=Status.CONVERGED,
         message=Status.CONVERGED.message, iterations=res.iterations, residual=float(sc[4]),
-        stability_margin=1.0 - float(sc[5]), start=x.copy(), initial_columns=model.initial_columns)
+        stability_margin=1.0 - float(sc[5]), start=x.copy(), initial_columns=model.initial_columns, gradient=model.gradient)
 
 
 def solve_gaussian_readout_path(model: GaussianReadoutModel, lams, widths=(math.inf,), *, tol: float = 1e-12,
