@@ -32,7 +32,8 @@ Per seed (Ba et al. protocol, common random numbers) one ridge is fitted on comm
 and the tool prints the mean risk and the paired differences (mean ± s.e. over seeds) against W_L
 and W_E, and the theory's exact − labels difference at the same width.
 
-    python tools/large_step_initial_output.py --variant large-step-exact-erf-psi1-8 --d 250 --seeds 48
+    python tools/large_step_initial_output.py --variant large-step-exact-erf-psi1-8 --d 250 --seeds 48 \
+        [--initial-columns unit]
 """
 
 from __future__ import annotations
@@ -113,30 +114,32 @@ def main(argv=None) -> None:
     ap.add_argument("--d", type=int, default=250)
     ap.add_argument("--seeds", type=int, default=24)
     ap.add_argument("--probe", type=int, default=16, help="fresh sets of n points for the population mean")
-    ap.add_argument("--seed", type=int, default=20261204)
+    ap.add_argument("--seed", type=int, default=20261205)
+    ap.add_argument("--initial-columns", default="gaussian", choices=("gaussian", "unit"))
     args = ap.parse_args(argv)
     (var,) = variants([args.variant])
     point = {k: val for k, val in var.point().items() if k not in ("measure", "gradient")}
-    cfg_l = BaConfig(d=args.d, measure=("risk",), gradient="labels", **point)
-    cfg_e = BaConfig(d=args.d, measure=("risk",), gradient="exact", **point)
+    cols = args.initial_columns
+    cfg_l = BaConfig(d=args.d, measure=("risk",), gradient="labels", initial_columns=cols, **point)
+    cfg_e = BaConfig(d=args.d, measure=("risk",), gradient="exact", initial_columns=cols, **point)
     rows = [one_seed(cfg_l, cfg_e, args.seed, i, args.probe) for i in range(args.seeds)]
     r = np.array([row[0] for row in rows])
     sh = np.array([row[1] for row in rows])
     eps = float(np.mean([row[2] for row in rows]))
     N = width_from_dimension(point["psi2"], args.d)
     th = [gaussian_readout_risk(point["student"], point["teacher"], point["psi1"], point["psi2"], point["lam"],
-                                noise=point["noise"], c=point["eta"], width=N, initial_columns="gaussian", gradient=g).risk1
+                                noise=point["noise"], c=point["eta"], width=N, initial_columns=cols, gradient=g).risk1
           for g in ("labels", "exact")]
 
     def ms(x):
         return f"{x.mean():+.6f} ± {x.std(ddof=1) / math.sqrt(len(x)):.6f}"
 
-    print(f"{args.variant}, d = {args.d} (N = {cfg_l.N}), {args.seeds} seeds; ⟨Uf, B⟩/‖Uf‖² for "
+    print(f"{args.variant}, {cols} columns, d = {args.d} (N = {cfg_l.N}), {args.seeds} seeds, root {args.seed}; ⟨Uf, B⟩/‖Uf‖² for "
           f"B = A, S, P: {', '.join(f'{s:.3f}' for s in sh.mean(axis=0))}; ε = {eps:.4f}")
     for k, name in enumerate(NAMES):
         print(f"  {name:36s} {r[:, k].mean():.6f}   − labels {ms(r[:, k] - r[:, 0])}   − exact "
               f"{ms(r[:, k] - r[:, -1])}")
-    print(f"  theory (Gaussian columns, N = {N:g}): labels {th[0]:.6f}, exact {th[1]:.6f}, exact − labels "
+    print(f"  theory ({cols} columns, N = {N:g}): labels {th[0]:.6f}, exact {th[1]:.6f}, exact − labels "
           f"{th[1] - th[0]:+.6f}")
 
 
