@@ -26,8 +26,6 @@ from asymptotics.theory.large_step.initial_output import initial_output_energy, 
 from validation.simulator.config import BaConfig
 from validation.simulator.protocols import run_seed
 
-SQ2PI = math.sqrt(2 * math.pi)
-
 
 def test_relu_terms_are_the_closed_forms():
     # centred ReLU σ(x) = max(x, 0) − 1/√(2π): at column norm ρ, E σ'(ρz) = 1/2,
@@ -75,6 +73,22 @@ def test_tilted_spike_has_the_closed_form_strength_and_overlap():
     assert m.r**2 == pytest.approx(r2, rel=1e-12)
     lab = gaussian_readout_model("erf", "erf", psi1, 2.0, c=c, noise=noise, readout="given", readout_values=(1.0,))
     assert lab.r * lab.gamma == pytest.approx(c * mu1sq, rel=1e-12) and m.r < lab.r
+
+
+def test_without_a_spike_the_columns_still_shrink():
+    # σ = He2 = x² − 1: E σ' = 0, so no spike and no collective shrink (ε = 0), but the self part
+    # e = E[z σ σ'] = 2E[z⁴ − z²] = 4 and f₀'s energy E[u²]·E σ²/N = E[u²]·2/N remain: the bulk of type u
+    # is 1 + c²u²(E y² + E f₀²)·Var σ'/ψ1 − (1 − (1 − s)²), Var σ' = 4, s = c u²·4/N
+    c, N, psi1, noise = 1.3, 300.0, 8.0, 0.1
+    u = np.array([0.5, 1.5])
+    m = gaussian_readout_model("x**2 - 1", "erf", psi1, 2.0, c=c, noise=noise, readout="given",
+                               readout_values=tuple(u), width=N, gradient="exact")
+    ey2 = 2 / math.pi * math.asin(2 / 3) + noise**2
+    ef0 = np.mean(u**2) * 2.0 / N
+    s = c * u**2 * 4.0 / N
+    assert m.r == 0.0
+    np.testing.assert_allclose(m.features.bulk, 1 + c**2 * u**2 * (ey2 + ef0) * 4.0 / psi1 - (1 - (1 - s) ** 2),
+                               rtol=1e-12)
 
 
 def test_infinite_width_is_the_quoted_limit():

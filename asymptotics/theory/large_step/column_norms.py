@@ -30,7 +30,7 @@ from ...activations import Activation
 from ...errors import ConvergenceError, ParameterError
 from ...gaussian import expect
 
-__all__ = ["COLUMNS", "COLUMN_NODES", "check_columns", "column_norm_rule", "norm_factors"]
+__all__ = ["COLUMNS", "COLUMN_NODES", "check_columns", "column_norm_rule", "column_moments", "norm_factors"]
 
 #: the initial columns: Ba et al.'s Gaussian entries (ρ² ~ χ²_d/d) or unit norm (ρ ≡ 1)
 COLUMNS = ("unit", "gaussian")
@@ -72,20 +72,29 @@ def column_norm_rule(d: float, nodes: int = COLUMN_NODES) -> tuple[np.ndarray, n
     return x * (2.0 / float(d)), w / w.sum()
 
 
+def column_moments(student: Activation, rho: float, functions) -> list[float]:
+    r"""E g(σ, σ', ρz, z) for each g of ``functions`` at column norm ρ (z ~ N(0, 1); each g is called as
+    ``g(σ(ρz), σ'(ρz), z)``), the rule split at the kinks of σ scaled by 1/ρ. The one home of the
+    Gaussian expectations at a column norm (:func:`norm_factors`, :mod:`..initial_output`); raises
+    :class:`~asymptotics.errors.ConvergenceError` when the quadrature does not resolve one of them."""
+    sig, dsig = student.numpy, student.numpy_derivative
+    ks = tuple(k / rho for k in student.kinks)
+    vals = [expect(lambda z, g=g: g(sig(rho * z), dsig(rho * z), z), ks) for g in functions]
+    scale = max(1.0, max(abs(v) for v, _ in vals))
+    err = max(e for _, e in vals)
+    if not all(math.isfinite(v) for v, _ in vals) or err > 1e-9 * scale:
+        raise ConvergenceError(f"column norms: Gaussian moments of {student.name} at ρ = {rho:.6g} not resolved by "
+                               f"the quadrature (error {err:.3g})", None)
+    return [v for v, _ in vals]
+
+
 def norm_factors(student: Activation, rho2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""(E σ'(ρz)/E σ'(z), Var σ'(ρz)/Var σ'(z)) at each ρ² (Gaussian expectations split at the
-    kinks of σ, scaled by 1/ρ). Where E σ'(z) = 0 the spike r = c E σ' ‖ĝ‖ is zero and the factor is
-    set to 1; where Var σ'(z) = 0 (σ' constant) Var σ'(ρz) = 0 too and the factor is set to 1."""
-    dsig = student.numpy_derivative
-    kinks = tuple(student.kinks)
+    r"""(E σ'(ρz)/E σ'(z), Var σ'(ρz)/Var σ'(z)) at each ρ² (:func:`column_moments`). Where E σ'(z) = 0
+    the spike r = c E σ' ‖ĝ‖ is zero and the factor is set to 1; where Var σ'(z) = 0 (σ' constant)
+    Var σ'(ρz) = 0 too and the factor is set to 1."""
 
     def moments(rho):
-        ks = tuple(k / rho for k in kinks)
-        m1, e1 = expect(lambda z: dsig(rho * z), ks)
-        m2, e2 = expect(lambda z: dsig(rho * z) ** 2, ks)
-        if not (math.isfinite(m1) and math.isfinite(m2)) or max(e1, e2) > 1e-9 * max(1.0, abs(m2)):
-            raise ConvergenceError(f"column norms: E σ'(ρz), E σ'(ρz)² of {student.name} at ρ = {rho:.6g} not "
-                                   f"resolved by the quadrature (error {max(e1, e2):.3g})", None)
+        m1, m2 = column_moments(student, rho, (lambda s, d, z: d, lambda s, d, z: d * d))
         return m1, m2 - m1 * m1
 
     m1, v1 = moments(1.0)

@@ -53,9 +53,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...activations import Activation
-from ...errors import ConvergenceError, ParameterError
-from ...gaussian import expect
+from ...errors import ParameterError
 from ..spiked_rf.mapping import SpikedRFParameters
+from .column_norms import column_moments
 
 __all__ = ["GRADIENTS", "check_gradient", "InitialOutputTerms", "initial_output_terms", "initial_output_energy",
            "exact_gradient_parameters", "minimum_width"]
@@ -72,22 +72,14 @@ def check_gradient(gradient: str) -> str:
 
 
 def _column_moments(student: Activation, rho2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(E σ'(ρz), E σ(ρz)², e(ρ) = E[z σ(ρz) σ'(ρz)]/ρ) at each ρ² (split at the kinks of σ)."""
-    sig, dsig = student.numpy, student.numpy_derivative
-    kinks = tuple(student.kinks)
-    out = []
+    """(m(ρ) = E σ'(ρz), E σ(ρz)², e(ρ) = E[z σ(ρz) σ'(ρz)]/ρ) at each ρ² (:func:`..column_norms.column_moments`)."""
+    fns = (lambda s, d, z: d, lambda s, d, z: s * s, lambda s, d, z: z * s * d)
+    rows = []
     for r2 in np.asarray(rho2, dtype=float):
         rho = math.sqrt(r2)
-        ks = tuple(k / rho for k in kinks)
-        fns = (lambda z, a=rho: dsig(a * z), lambda z, a=rho: sig(a * z) ** 2,
-               lambda z, a=rho: z * sig(a * z) * dsig(a * z))
-        vals = [expect(fn, ks) for fn in fns]
-        scale = max(1.0, max(abs(v) for v, _ in vals))
-        if not all(math.isfinite(v) for v, _ in vals) or max(e for _, e in vals) > 1e-9 * scale:
-            raise ConvergenceError(f"initial output: the Gaussian moments of {student.name} at ρ = {rho:.6g} are not "
-                                   f"resolved by the quadrature (error {max(e for _, e in vals):.3g})", None)
-        out.append((vals[0][0], vals[1][0], vals[2][0] / rho))
-    m, s2, e = (np.array(x) for x in zip(*out, strict=True))
+        m, s2, zsd = column_moments(student, rho, fns)
+        rows.append((m, s2, zsd / rho))
+    m, s2, e = (np.array(x) for x in zip(*rows, strict=True))
     return m, s2, e
 
 
@@ -151,13 +143,14 @@ def exact_gradient_parameters(params: SpikedRFParameters, terms: InitialOutputTe
     r"""The sRF parameters of the exact step from those of the step on y + f₀'s energy (item 3 of
     the module docstring, i.e. the map at label energy E y² + E f₀²): the tilted spike (item 1) and
     the shrunk columns (item 2). ``rho2``: each type's squared column norm."""
-    if params.r == 0.0:
-        return params
-    r2 = params.r**2 + terms.spike_shift
-    if not (r2 > params.gamma**2 * params.r**2):
-        raise ParameterError("width", terms.width, f"N > {minimum_width(params, terms):.4g} with gradient='exact' "
-                             "(below it the f₀ shrink exceeds the spike's noise energy: the correction does not apply)")
-    r_eff = math.sqrt(r2)
+    r_eff, gamma = params.r, params.gamma
+    if params.r != 0.0:                  # no spike (E σ' = 0): no collective shrink to tilt it (ε = 0)
+        r2 = params.r**2 + terms.spike_shift
+        if not (r2 > params.gamma**2 * params.r**2):
+            raise ParameterError("width", terms.width, f"N > {minimum_width(params, terms):.4g} with gradient='exact' "
+                                 "(below it the f₀ shrink exceeds the spike's noise energy: the correction does not apply)")
+        r_eff = math.sqrt(r2)
+        gamma = params.gamma * params.r / r_eff
     s = terms.self_shrink
     bulk = np.asarray(params.bulk, dtype=float) - (1.0 - (1.0 - s) ** 2) * np.asarray(rho2, dtype=float)
     if not np.all(bulk > 0.0):
@@ -165,4 +158,4 @@ def exact_gradient_parameters(params: SpikedRFParameters, terms: InitialOutputTe
                              "bulk variance (gradient='exact')")
     src = params.source + (("gradient", "exact"), ("initial_output_shrink", terms.shrink),
                            ("spike_shift", terms.spike_shift))
-    return replace(params, r=r_eff, gamma=params.gamma * params.r / r_eff, bulk=tuple(bulk.tolist()), source=src)
+    return replace(params, r=r_eff, gamma=gamma, bulk=tuple(bulk.tolist()), source=src)
