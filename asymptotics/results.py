@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ._version import __version__
-from .atomic import write_bytes
+from .atomic import check_file_target, write_bytes
 
 __all__ = [
     "Result",
@@ -46,6 +46,8 @@ __all__ = [
     "base_meta",
     "versions",
     "FORMATS",
+    "SUFFIXES",
+    "file_format",
     "to_jsonable",
     "scalar",
     "record",
@@ -53,6 +55,36 @@ __all__ = [
 ]
 
 FORMATS = ("table", "csv", "json", "parquet")
+#: The file formats, by the suffix that names each (``Result.write``, ``--out FILE``).
+SUFFIXES = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def file_format(path: str | os.PathLike, fmt: str | None = None, name: str = "--out") -> str:
+    """The file format of ``path``: ``fmt`` when it is a file format (csv, json, parquet), else the
+    one its suffix names; anything else is refused naming the formats and ``name``.
+
+    >>> file_format("r.CSV"), file_format("r.txt", "json")
+    ('csv', 'json')
+    """
+    if fmt is not None and fmt != "table":
+        if fmt not in FORMATS:
+            raise _format_error("--format" if name == "--out" else "fmt", fmt)
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
+    from .errors import ParameterError
+
+    how = "--format csv|json|parquet" if name == "--out" else "fmt='csv', 'json' or 'parquet'"
+    raise ParameterError(name, str(path), "a file ending in .csv, .json, .parquet or .pq",
+                         (f"the suffix {suffix} names no format" if suffix else "the name has no suffix")
+                         + f"; rename the file or give {how}")
+
+
+def _format_error(name: str, fmt):
+    from .errors import ParameterError
+
+    return ParameterError(name, fmt, "one of csv, json, parquet")
 
 
 def versions() -> dict:
@@ -503,7 +535,7 @@ class Result:
             return self.to_parquet_bytes()
         if fmt == "table":
             return self.to_text().encode()
-        raise ValueError(f"unknown format {fmt!r}; choose one of {FORMATS}")
+        raise _format_error("fmt", fmt)
 
     def to_text(self, precision: int = 6) -> str:
         """The console table as plain text (the default columns, natural width)."""
@@ -518,15 +550,15 @@ class Result:
 
         return build_table(self, columns=columns, show_all=show_all, precision=precision)
 
-    def write(self, path: str | os.PathLike, fmt: str | None = None) -> Path:
-        """Write atomically to ``path`` (format from ``fmt`` or the file suffix)."""
+    def write(self, path: str | os.PathLike, fmt: str | None = None, *, name: str = "path") -> Path:
+        """Write atomically to ``path`` in ``fmt`` (csv, json or parquet), by default the one its
+        suffix names (``.csv``, ``.json``, ``.parquet`` or ``.pq``). Any other suffix without
+        ``fmt``, or a location that cannot be written, raises
+        :class:`~asymptotics.errors.ParameterError` naming ``name``."""
         path = Path(path)
-        fmt = fmt or {".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(
-            path.suffix.lower(), "json"
-        )
-        if fmt == "table":
-            fmt = "json" if path.suffix.lower() == ".json" else fmt
-        return write_bytes(path, self.render(fmt))
+        check_file_target(path, name)
+        fmt = file_format(path, fmt, name)
+        return write_bytes(path, self.render(fmt), name=name)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Result:

@@ -13,16 +13,16 @@ nothing heavy (no sympy, no theory): ``--help`` and usage errors stay fast.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import typer
 
+from ..atomic import check_file_target
 from ..errors import ParameterError
 from ..grids import MAX_POINTS, cartesian, parse_values
 from ..params import RULES
-from ..results import FORMATS, Columns, Result
+from ..results import FORMATS, Columns, Result, file_format
 from .options import GRID_HELP
 
 __all__ = [
@@ -71,21 +71,16 @@ def activations_meta(**acts) -> dict:
 
 def check_output(fmt: str, out: Path | None) -> None:
     """Refuse a bad ``--format``/``--out`` before any work: an unknown format, parquet to the
-    terminal, a folder, a missing or unwritable folder."""
+    terminal, a file whose suffix names no format (without ``--format``), a folder, a missing or
+    unwritable folder (see :mod:`asymptotics.atomic`)."""
     if fmt not in FORMATS:
         raise ParameterError("--format", fmt, f"one of {', '.join(FORMATS)}")
     if out is None:
         if fmt == "parquet":
             raise ParameterError("--format", fmt, "used with --out FILE (parquet is binary)")
         return
-    path = Path(out)
-    if path.is_dir():
-        raise ParameterError("--out", str(path), "a file path, not a directory")
-    parent = path.parent
-    if not parent.is_dir():
-        raise ParameterError("--out", str(path), f"a file in an existing directory ({parent} does not exist)")
-    if not os.access(parent, os.W_OK):
-        raise ParameterError("--out", str(path), f"a file in a writable directory ({parent} is not writable)")
+    check_file_target(out, "--out")  # a folder, a missing or unwritable folder: refused now
+    file_format(out, fmt, "--out")  # the format from --format, else from the suffix, else refused
 
 
 class progress:
@@ -136,12 +131,7 @@ def emit(result: Result, fmt: str, out: Path | None, columns: str | None = None,
 
         plan_columns(result, cols, show_all)  # an unknown --columns fails before anything is written
     if out is not None:
-        try:
-            path = result.write(out, None if fmt == "table" else fmt)
-        except PermissionError as exc:
-            raise ParameterError("--out", str(out), "a writable file path", exc.strerror or str(exc)) from None
-        except IsADirectoryError:
-            raise ParameterError("--out", str(out), "a file path, not a directory") from None
+        path = result.write(out, None if fmt == "table" else fmt, name="--out")  # errors: one line, --out
         typer.echo(f"wrote {len(result.rows)} row(s) to {path}", err=True)
         return
     if fmt == "table":

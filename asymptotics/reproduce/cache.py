@@ -197,7 +197,7 @@ class SimulationCache:
         payload = {"key": key, "material": material, "mean": result.mean, "se": result.se,
                    "per_seed": result.per_seed, "meta": result.meta, "seeds": result.seeds}
         data = json.dumps(_encode(payload), indent=1).encode()
-        path = write_bytes(self.path(key), data, create_parents=True)
+        path = write_bytes(self.path(key), data, create_parents=True, name="--cache-dir")
         self.events.append(("write", key))
         return path
 

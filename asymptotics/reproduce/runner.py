@@ -25,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from ..atomic import write_bytes
+from ..atomic import output_dir, write_bytes
 from ..errors import ParameterError
 from ..results import base_meta, to_jsonable
 from .cache import SimulationCache, simulator_fingerprint
@@ -135,7 +135,7 @@ def remove_stale_partials(folder: Path, older_than_s: float = 0.0) -> int:
             if now - f.stat().st_mtime >= older_than_s:
                 f.unlink()
                 n += 1
-        except FileNotFoundError:
+        except OSError:  # gone already, or not ours to remove
             pass
     return n
 
@@ -168,10 +168,13 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     """
     if size not in SIZES:
         raise ParameterError("size", size, f"one of {', '.join(SIZES)}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     selected = [it for it in items(names) if names or it.only_sizes is None or size in it.only_sizes]
+    out = output_dir(out_dir, "--out")  # every output location is checked before any work
+    if docs_dir is not None:
+        output_dir(docs_dir, "--docs-dir")
     cache = SimulationCache(cache_dir, enabled=use_cache)
+    if use_cache:
+        output_dir(cache.root, "--cache-dir")
     removed = remove_stale_partials(out) + remove_stale_partials(cache.root, older_than_s=3600)
     manifest = {
         "complete": False,
@@ -233,12 +236,12 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     written = [out / "manifest.json", out / "report.md"] + [out / p for p in manifest.get("comparison_tables", [])]
     written += [out / p for rec in manifest["items"].values() for p in rec.get("outputs", {}).values()]
     if docs_dir is not None:
-        docs = Path(docs_dir)
-        docs.mkdir(parents=True, exist_ok=True)
+        docs = output_dir(docs_dir, "--docs-dir")
         for rec in manifest["items"].values():
             png = rec.get("outputs", {}).get("png")
             if png:
-                written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True))
+                written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True,
+                                           name="--docs-dir"))
     _readable(written)
     return manifest
 

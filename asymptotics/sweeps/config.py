@@ -55,7 +55,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import AsymptoticsError
+from ..errors import AsymptoticsError, ParameterError
+from ..inputs import read_text
 from .config_sections import (
     EXECUTION_KEYS,
     TOP_LEVEL_KEYS,
@@ -211,12 +212,10 @@ def _read(source: str | Path | Mapping) -> tuple[dict, Path | None]:
     if isinstance(source, Mapping):
         return dict(source), None
     path = Path(source)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError([f"no such file: {path}"], str(path)) from None
-    except OSError as exc:
-        raise ConfigError([f"cannot read {path}: {exc}"], str(path)) from None
+    try:  # a missing file, a directory, an unreadable, binary or non-UTF-8 file: one problem
+        text = read_text(path, "CONFIG", "a sweep config file (TOML)")
+    except ParameterError as exc:
+        raise ConfigError([f"{exc.hint}: {path}"], str(path)) from None
     try:
         return tomllib.loads(text), path
     except tomllib.TOMLDecodeError as exc:

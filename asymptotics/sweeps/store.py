@@ -32,8 +32,8 @@ import secrets
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..atomic import write_bytes
-from ..errors import AsymptoticsError
+from ..atomic import output_dir, write_bytes
+from ..errors import AsymptoticsError, ParameterError
 from ..results import to_jsonable
 from .tasks import BOOKKEEPING_COLUMNS
 
@@ -82,9 +82,17 @@ class SweepStore:
     # ---- manifest --------------------------------------------------------------------------
     def manifest(self) -> dict | None:
         try:
-            return json.loads(self.manifest_path.read_text())
-        except FileNotFoundError:
+            text = self.manifest_path.read_text()
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.manifest_path}: {exc.strerror or exc}; choose another --out "
+                             "directory") from None
+        try:
+            return json.loads(text)
+        except ValueError:  # not JSON (or not UTF-8)
+            raise StoreError(f"{self.root} is not an asymptotics sweep directory ({self.manifest_path.name} is "
+                             "not a sweep manifest); choose another --out directory") from None
 
     def exists(self) -> bool:
         return self.manifest_path.exists()
@@ -95,7 +103,12 @@ class SweepStore:
         return tuple(m.get("partition_by", ()))
 
     def check_compatible(self, config) -> None:
-        """Raise :class:`StoreError` if the directory holds a different quantity or partitioning."""
+        """Raise :class:`StoreError` if the directory holds a different quantity or partitioning, and
+        :class:`~asymptotics.errors.ParameterError` (``--out``) if it is a file (nothing is created)."""
+        blocker = next((p for p in (self.root, *self.root.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise ParameterError("--out", str(self.root), "a directory, not an existing file",
+                                 f"{blocker} is a file; choose another location or remove the file")
         m = self.manifest()
         if m is None:
             return
@@ -149,7 +162,7 @@ class SweepStore:
         """Hold an exclusive lock on the directory (two sweeps never write the same store)."""
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
+        output_dir(self.root, "--out")  # created, and writable, or one clear error
         fh = open(self.root / ".lock", "a+")
         try:
             try:

@@ -31,8 +31,10 @@ def table_command(
 
     if to not in ("latex", "markdown", "md", "tex"):
         raise ParameterError("--to", to, "latex or markdown")
-    if not result_file.exists():
-        raise ParameterError("RESULT_FILE", str(result_file), "an existing .json, .csv or .parquet result file")
+    from ...inputs import input_file
+
+    what = "an existing .json, .csv or .parquet result file"
+    input_file(result_file, "RESULT_FILE", what)  # missing, a directory, unreadable: one line
     try:
         res = Result.read(result_file)
     except ValueError as exc:
