@@ -15,7 +15,7 @@ from pathlib import Path
 import typer
 
 from ...results import Result, base_meta, to_jsonable
-from ..common import emit
+from ..common import check_output, emit
 
 __all__ = ["run_finite_size", "study_mode", "TABLE_COLUMNS"]
 
@@ -75,6 +75,11 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
     if not selected:
         typer.echo("no finite-size variant selected", err=True)
         raise typer.Exit(1)
+    check_output(fmt, out)  # the output files are checked before the studies run (minutes)
+    if studies_out is not None:
+        from ...atomic import check_file_target
+
+        check_file_target(studies_out, "--studies-out")
     store = None
     code = ""
     if use_cache:
@@ -116,7 +121,7 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
         from ...atomic import write_text
 
         write_text(studies_out, json.dumps(to_jsonable({"meta": meta, "studies": [s.as_dict() for s in studies]}),
-                                           indent=1) + "\n", create_parents=True, name="--studies-out")
+                                           indent=1) + "\n", name="--studies-out")
         typer.echo(f"wrote {len(studies)} studies to {studies_out}", err=True)
     typer.echo(f"{len(rows) - len(failed)} passed, {len(failed)} failed ({mode} finite-size study)", err=True)
     if failed:
