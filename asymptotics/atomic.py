@@ -65,6 +65,11 @@ def _refuse(name: str, path: Path, valid: str, exc: OSError | None = None, where
     return ParameterError(name, str(path), valid, hint)
 
 
+def _a_directory(name: str, path: Path) -> ParameterError:
+    return ParameterError(name, str(path), "a file path, not a directory",
+                          f"give a file name inside it, e.g. {path / ('result' + (path.suffix or '.json'))}")
+
+
 def _missing_folder(name: str, path: Path) -> ParameterError:
     """The refusal of a file whose folder does not exist, or is not a folder."""
     parent = path.parent
@@ -91,8 +96,7 @@ def check_file_target(path: str | os.PathLike, name: str = "--out") -> Path:
     non-folder parent, a parent where no file can be created. Returns the path."""
     path = Path(path)
     if _is_dir(path):
-        raise ParameterError(name, str(path), "a file path, not a directory",
-                             "give a file name inside it, e.g. " + str(path / "result.json"))
+        raise _a_directory(name, path)
     if not _is_dir(path.parent):
         raise _missing_folder(name, path)
     _probe(path.parent, name, path, "a file in a writable directory")
@@ -135,7 +139,7 @@ def write_bytes(path: str | os.PathLike, data: bytes, *, create_parents: bool = 
     """
     path = Path(path)
     if _is_dir(path):
-        raise ParameterError(name, str(path), "a file path, not a directory")
+        raise _a_directory(name, path)
     if create_parents:
         _make_dir(path.parent, name)
     elif not _is_dir(path.parent):
@@ -157,7 +161,7 @@ def write_bytes(path: str | os.PathLike, data: bytes, *, create_parents: bool = 
         except FileNotFoundError:
             pass
         if isinstance(exc, IsADirectoryError):
-            raise ParameterError(name, str(path), "a file path, not a directory") from None
+            raise _a_directory(name, path) from None
         if isinstance(exc, OSError):
             raise _refuse(name, path, "a writable file path", exc, path.parent) from None
         raise

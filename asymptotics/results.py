@@ -228,11 +228,16 @@ class Columns:
             table's title when they do not.
         values: the computed quantities, in order; ``x`` shows the column ``x``, or
             ``x_mean ± x_se`` as one column when the rows carry those. Names absent from the
-            rows are skipped.
+            rows are skipped. ``"x±y"`` shows the columns ``x`` and ``y`` (its standard error)
+            as one column ``x ± s.e.``.
+        keep: the names among these that a table too wide for the console never drops (it
+            abbreviates headers, wraps text and drops the others first); default: the varying
+            parameters and the first value.
     """
 
     params: tuple[str, ...] = ()
     values: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
 
 
 #: Rows an HTML table shows (the first and last half of them); ``repr`` shows fewer.
@@ -562,11 +567,27 @@ class Result:
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Result:
-        """Read a result written by :meth:`write` (json, csv or parquet)."""
-        path = Path(path)
+        """Read a result written by :meth:`write` (json, csv or parquet); a missing file, a
+        directory, another suffix or content that is not such a result raises
+        :class:`~asymptotics.errors.ParameterError` naming ``path``."""
+        from .errors import ParameterError
+        from .inputs import input_file
+
+        what = "a .json, .csv or .parquet result file"
+        path = input_file(path, "path", what)
         suf = path.suffix.lower()
+        if suf not in SUFFIXES:
+            raise ParameterError("path", str(path), what, f"cannot read results from a {suf or 'suffix-less'} file")
+        try:
+            return cls._read(path, suf)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ParameterError("path", str(path), "a result written by asymptotics",
+                                 f"{type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def _read(cls, path: Path, suf: str) -> Result:
         if suf == ".json":
-            obj = json.loads(path.read_text())
+            obj = json.loads(path.read_text(encoding="utf-8"))
             return cls(rows=obj["rows"], meta=obj.get("meta", {}))
         if suf in (".parquet", ".pq"):
             import pyarrow.parquet as pq
@@ -578,4 +599,4 @@ class Result:
             import pandas as pd
 
             return cls(rows=pd.read_csv(path).to_dict("records"), meta={})
-        raise ValueError(f"cannot read results from {path} (use .json, .csv or .parquet)")
+        raise AssertionError(suf)  # pragma: no cover (read() checked the suffix)

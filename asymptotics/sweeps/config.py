@@ -215,7 +215,7 @@ def _read(source: str | Path | Mapping) -> tuple[dict, Path | None]:
     try:  # a missing file, a directory, an unreadable, binary or non-UTF-8 file: one problem
         text = read_text(path, "CONFIG", "a sweep config file (TOML)")
     except ParameterError as exc:
-        raise ConfigError([f"{exc.hint}: {path}"], str(path)) from None
+        raise ConfigError([exc.hint], str(path)) from None
     try:
         return tomllib.loads(text), path
     except tomllib.TOMLDecodeError as exc:

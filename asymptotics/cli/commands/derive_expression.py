@@ -101,10 +101,12 @@ def run_derive_expression(
     from ...errors import ParameterError
     from ...results import FORMATS, Result, base_meta
     from ...symbolic.expressions import activation_constants, derive
-    from ..common import emit
+    from ..common import check_output, emit
 
     if fmt not in FORMATS:
         raise ParameterError("--format", fmt, f"one of {', '.join(FORMATS)}")
+    if out is not None:
+        check_output(fmt, out)  # before the derivation: a bad --out is refused at once
     values = parse_at(at)
     constants, act_meta = {}, None
     if student is not None:

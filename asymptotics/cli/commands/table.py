@@ -37,10 +37,8 @@ def table_command(
     input_file(result_file, "RESULT_FILE", what)  # missing, a directory, unreadable: one line
     try:
         res = Result.read(result_file)
-    except ValueError as exc:
-        raise ParameterError("RESULT_FILE", str(result_file), "a .json, .csv or .parquet result file", str(exc)) from None
-    except Exception as exc:  # unreadable content
-        raise ParameterError("RESULT_FILE", str(result_file), "a result written by asymptotics", f"{type(exc).__name__}: {exc}") from None
+    except ParameterError as exc:  # named `path` by the API: the command's argument is RESULT_FILE
+        raise ParameterError("RESULT_FILE", str(result_file), exc.valid, exc.hint) from None
     if not res.rows:
         raise ParameterError("RESULT_FILE", str(result_file), "a result with at least one row")
     cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
