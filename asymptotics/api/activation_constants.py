@@ -21,6 +21,7 @@ from functools import cached_property
 from ..activations import Activation
 from ..errors import ParameterError
 from ..results import Result, base_meta, record
+from .checks import checked
 from .errors import option
 
 __all__ = ["activation", "ActivationResult", "METHODS"]
@@ -70,6 +71,7 @@ class ActivationResult(Activation):
         return f"Activation({self.name!r}, centered={self.centered})"
 
 
+@checked
 def activation(spec, *, center: bool = True, method: str = "auto") -> ActivationResult:
     """An activation from a built-in name (erf, tanh, relu, softplus, sigmoid, sin, linear, gelu,
     silu, he2, he3, quadratic) or a safe expression in ``x``, centred by default (σ − E σ(z)), with

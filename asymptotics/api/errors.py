@@ -39,6 +39,7 @@ from ..params import check_choice
 __all__ = [
     "ON_FAILURE",
     "option",
+    "in_cli",
     "cli_spelling",
     "check_on_failure",
     "point_error",
@@ -61,6 +62,11 @@ def option(name: str) -> str:
     if not _CLI.get():
         return name
     return _CLI_SPECIAL.get(name, "--" + name.replace("_", "-"))
+
+
+def in_cli() -> bool:
+    """Whether the call comes from the command line (inside :func:`cli_spelling`)."""
+    return _CLI.get()
 
 
 @contextlib.contextmanager

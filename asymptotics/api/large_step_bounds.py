@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import ConvergenceError, DegenerateWarning, ParameterError
 from ..params import check_in_range, check_int, check_positive
 from ..results import Columns, Result, base_meta, record
+from .checks import checked
 from .errors import DegenerateNotes, check_on_failure, option, point_error, status_code
 from .grid import product, values
 
@@ -137,6 +138,7 @@ def _warn(notes) -> None:
         warnings.warn(note, DegenerateWarning, stacklevel=3)
 
 
+@checked
 def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constant: bool = False, student_scale=1.0,
              teacher_scale=1.0, method: str = "auto", dps: int = 30, on_failure: str = "raise") -> Result:
     """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²
@@ -170,6 +172,7 @@ def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constan
     return Result(rows=rows, meta=meta, columns=table)
 
 
+@checked
 def bounds(*, student="tanh", teacher="tanh", center: bool = True, fit_constant: bool = False,
            psi1=(10.0, 100.0, 1000.0), constant: float = 1.0, student_scale=1.0, teacher_scale=1.0,
            method: str = "auto", dps: int = 30, on_failure: str = "raise") -> Result:

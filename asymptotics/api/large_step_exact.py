@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..errors import ConvergenceError, ParameterError
 from ..params import check_int, check_nonnegative
 from ..results import Columns, Result, base_meta, record
+from .checks import checked
 from .errors import check_on_failure, option, point_error
 from .grid import product, values
 from .progress import Progress
@@ -155,6 +156,7 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
     return out
 
 
+@checked
 def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.0, c=1.0, width="inf", d=None,
                readout: str = "hermite", types=None, readout_values=None, readout_proportions=None,
                kappa_nodes: int = 61, check: bool = True, center: bool = True, tol: float = 1e-12,

@@ -20,8 +20,10 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..results import Columns, Result, base_meta, grid_rows
+from .checks import check_centred, checked, refuse_unused
 from .errors import DegenerateNotes, check_on_failure, option, point_error, solve_in_parts, status_code
 from .grid import product, values
+from .progress import Progress
 
 __all__ = ["alignment", "ck_spike", "risk", "limits", "MAX_POINTS", "ROUTE_NAMES", "ALIGNMENT_FIELDS",
            "ALIGNMENT_TABLE", "CK_FIELDS", "CK_TABLE", "RISK_FIELDS", "RISK_TABLE", "LIMITS_TABLE"]
@@ -51,13 +53,18 @@ RISK_TABLE = Columns(_GRID, RISK_FIELDS)
 LIMITS_TABLE = Columns(_GRID, ("risk0", "risk1", "delta", "delta_ridgeless", "delta_coefficient", "ridge_slope",
                                "kernel_bound"))
 LIMITS = ("psi1-inf", "psi2-inf")
+#: The grid parameters each limit takes, and why it has no use for the others.
+_LIMIT_TAKES = {"psi1-inf": ("psi2", "lam", "eta", "noise"), "psi2-inf": ("psi1", "eta", "noise")}
+_LIMIT_WHY = {"psi1-inf": "the limits are at ψ1 = ∞", "psi2-inf": "the limits are at ψ2 = ∞, where λ drops out"}
 
 
 def _activations(student, teacher, center):
     from ..activations import resolve_activation
 
-    return (resolve_activation(student, center=center, name=option("student")),
-            resolve_activation(teacher, center=center, name=option("teacher")))
+    s = resolve_activation(student, center=center, name=option("student"))
+    t = resolve_activation(teacher, center=center, name=option("teacher"))
+    check_centred("the one-step theory", student=s, teacher=t)
+    return s, t
 
 
 def _activations_meta(s, t) -> dict:
@@ -79,21 +86,25 @@ def _model(s, t, noise):
     return OneStepModel.from_activations(s, t, noise=noise)
 
 
-def _spike_rows(s, t, grid, results):
+def _spike_rows(s, t, grid, results, progress=None, label="theory"):
     """Rows of ``results(model, arrays)`` — a list of (result, {column: field}) — on each noise
-    group of ``grid`` (vectorised over ψ1, ψ2, η)."""
+    group of ``grid`` (vectorised over ψ1, ψ2, η); one progress step per group."""
     rows = [dict(r) for r in grid]
-    for nz, idx, a in _groups(grid, ("psi1", "psi2", "eta")):
-        m = _model(s, t, nz)
-        m.warn_if_degenerate()
-        for res, fields in results(m, a):
-            for i, row in zip(idx, grid_rows(res, fields, len(idx)), strict=True):
-                rows[i].update(row)
+    groups = list(_groups(grid, ("psi1", "psi2", "eta")))
+    with Progress(len(groups), label, progress) as bar:
+        for nz, idx, a in groups:
+            m = _model(s, t, nz)
+            m.warn_if_degenerate()
+            for res, fields in results(m, a):
+                for i, row in zip(idx, grid_rows(res, fields, len(idx)), strict=True):
+                    rows[i].update(row)
+            bar.advance()
     return rows
 
 
+@checked
 def alignment(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=1.5, eta="0:10:11",
-              noise=0.1) -> Result:
+              noise=0.1, progress: bool | None = None) -> Result:
     """Spike of W₁ after one step: BBP threshold η_c (θ⁴ = ψ2), s₁(W₁)², ⟨u₁, β*⟩², ⟨v₁, a⟩²,
     ‖W₁ᵀβ*‖² (``asymptotics theory alignment``).
 
@@ -105,6 +116,8 @@ def alignment(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, 
         psi2: ψ2 = N/d (grid).
         eta: the learning rate η = Θ(1) (grid).
         noise: σ_ε, the label noise (grid).
+        progress: ``None`` (automatic: a bar when the grid has several noise levels and runs
+            long), ``True`` or ``False`` (:mod:`asymptotics.api.progress`).
 
     Returns:
         a :class:`~asymptotics.results.Result` with the columns ``theta_sq, separated,
@@ -116,14 +129,16 @@ def alignment(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, 
 
     s, t = _activations(student, teacher, center)
     with DegenerateNotes() as caught:
-        rows = _spike_rows(s, t, grid, lambda m, a: [(spike(m, a["psi1"], a["psi2"], a["eta"]), ALIGNMENT_FIELDS)])
+        rows = _spike_rows(s, t, grid, lambda m, a: [(spike(m, a["psi1"], a["psi2"], a["eta"]), ALIGNMENT_FIELDS)],
+                           progress, "theory alignment")
     meta = base_meta(command="theory alignment", **_activations_meta(s, t),
                      formulas=f"{_DOCS}, section 'The spike' (derived; rank-one algebra by asymptotics.theory.one_step.derivation)")
     return caught.finish(Result(rows=rows, meta=meta, columns=ALIGNMENT_TABLE))
 
 
+@checked
 def ck_spike(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=1.5, eta="0:10:11",
-             noise=0.1) -> Result:
+             noise=0.1, progress: bool | None = None) -> Result:
     """Top eigenvalue of the trained conjugate kernel S = σ(X̃W₁)ᵀσ(X̃W₁)/n: the outlier
     (spiked-covariance map) or the bulk edge; ``ck_gram_outlier`` is the same for the n×n Gram
     matrix σσᵀ/N (``asymptotics theory ck-spike``). Parameters as :func:`alignment`."""
@@ -138,7 +153,7 @@ def ck_spike(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, p
         return [(spike(m, *p), ("top_sv2",)), (ck_outlier(m, *p), CK_FIELDS)]
 
     with DegenerateNotes() as caught:
-        rows = _spike_rows(s, t, grid, results)
+        rows = _spike_rows(s, t, grid, results, progress, "theory ck-spike")
     meta = base_meta(command="theory ck-spike", **_activations_meta(s, t),
                      formulas=f"{_DOCS}, section 'The trained-CK outlier' (derived; the paper's hypothesis)")
     return caught.finish(Result(rows=rows, meta=meta, columns=CK_TABLE))
@@ -155,8 +170,9 @@ def _routes(route) -> tuple[list[str], bool]:
     return routes, True
 
 
+@checked
 def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=1.5, lam=1e-3, eta=1.0,
-         noise=0.1, route=None, on_failure: str = "raise") -> Result:
+         noise=0.1, route=None, on_failure: str = "raise", progress: bool | None = None) -> Result:
     """Risks of the CK ridge before (R0) and after (R1) one step, δ = R0 − R1 ≥ 0, and the floor
     μ2*² (``asymptotics theory risk``).
 
@@ -175,6 +191,7 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
         on_failure: ``"raise"`` (a ConvergenceError naming the first point without a solution) or
             ``"mark"`` (that point's row has its status and no numbers; every other point is
             solved) — ``--keep-going`` on the command line.
+        progress: ``None`` (automatic), ``True`` or ``False``: one step per (route, noise level).
 
     Returns:
         a :class:`~asymptotics.results.Result` with the columns ``risk0, risk1, delta,
@@ -189,10 +206,11 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
 
     s, t = _activations(student, teacher, center)
     rows, solver, failed = [], {}, 0
-    with DegenerateNotes() as caught:
+    groups = list(_groups(grid, ("psi1", "psi2", "lam", "eta")))
+    with DegenerateNotes() as caught, Progress(len(routes) * len(groups), "theory risk", progress) as bar:
         for r in routes:
             part = [dict(g, **({"route": r} if with_route else {})) for g in grid]
-            for nz, idx, a in _groups(grid, ("psi1", "psi2", "lam", "eta")):
+            for nz, idx, a in groups:
                 m = _model(s, t, nz)
 
                 def solve(sub, m=m, a=a, r=r):
@@ -212,6 +230,7 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
                     part[idx[j]].update({f: None for f in RISK_FIELDS}, kernel_bound=m.kernel_bound,
                                         status=Status(status_code(exc)).label, message=str(exc))
                 failed += len(failures)
+                bar.advance()
             rows += part
     meta = base_meta(command="theory risk", routes=routes, solver=solver, failed=failed,
                      **_activations_meta(s, t),
@@ -220,15 +239,24 @@ def risk(*, student="tanh", teacher="tanh", center: bool = True, psi1=2.0, psi2=
     return caught.finish(Result(rows=rows, meta=meta, columns=table))
 
 
-def limits(*, student="tanh", teacher="tanh", center: bool = True, limit: str = "psi1-inf", psi1=2.0, psi2=1.5,
-           lam=1e-3, eta=1.0, noise=0.1) -> Result:
+@checked
+def limits(*, student="tanh", teacher="tanh", center: bool = True, limit: str = "psi1-inf", psi1=None, psi2=None,
+           lam=None, eta=1.0, noise=0.1, progress: bool | None = None) -> Result:
     """Limits (``asymptotics theory limits``): the best-linear floor μ2*² (``kernel_bound``);
-    ``limit="psi1-inf"``: ψ1 → ∞ closed forms of R0, R1, δ (and δ at λ → 0) over (ψ2, λ, η);
-    ``limit="psi2-inf"``: ψ2 → ∞ over (ψ1, η): R0's kernel limit and the coefficient C of
-    δ ≈ C/ψ2. The other parameters as :func:`risk` (those the limit removes are ignored)."""
+    ``limit="psi1-inf"``: ψ1 → ∞ closed forms of R0, R1, δ (and δ at λ → 0) over (ψ2, λ, η)
+    (``psi2`` default 1.5, ``lam`` default 1e-3); ``limit="psi2-inf"``: ψ2 → ∞ over (ψ1, η) (``psi1``
+    default 2): R0's kernel limit and the coefficient C of δ ≈ C/ψ2. The other parameters as
+    :func:`risk`; a parameter the limit removes (``psi1`` at ψ1 = ∞; ``psi2`` and ``lam`` at
+    ψ2 = ∞) must be left at ``None`` (a value is refused, never ignored). ``progress``: one step
+    per noise level."""
     which = limit.strip().lower() if isinstance(limit, str) else limit
     if which not in LIMITS:
         raise ParameterError(option("limit"), limit, "psi1-inf or psi2-inf")
+    refuse_unused({"psi1": psi1, "psi2": psi2, "lam": lam}, _LIMIT_TAKES[which], f"{option('limit')} {which}",
+                  _LIMIT_WHY[which])
+    psi1 = 2.0 if psi1 is None else psi1
+    psi2 = 1.5 if psi2 is None else psi2
+    lam = 1e-3 if lam is None else lam
     if which == "psi1-inf":
         grid = product(MAX_POINTS, psi2=values("psi2", psi2), lam=values("lam", lam), eta=values("eta", eta),
                        noise=values("noise", noise))
@@ -240,8 +268,9 @@ def limits(*, student="tanh", teacher="tanh", center: bool = True, limit: str = 
 
     s, t = _activations(student, teacher, center)
     rows = [dict(g, limit=which) for g in grid]
-    with DegenerateNotes() as caught:
-        for nz, idx, a in _groups(grid, keys):
+    groups = list(_groups(grid, keys))
+    with DegenerateNotes() as caught, Progress(len(groups), "theory limits", progress) as bar:
+        for nz, idx, a in groups:
             m = _model(s, t, nz)
             m.warn_if_degenerate()
             floor = L.best_linear_floor(m)
@@ -256,6 +285,7 @@ def limits(*, student="tanh", teacher="tanh", center: bool = True, limit: str = 
                         "ridge_slope": L.infinite_width_ridge(m, a["psi1"]), "kernel_bound": floor}
             for i, row in zip(idx, grid_rows(vals, list(vals), len(idx)), strict=True):
                 rows[i].update(row)
+            bar.advance()
     meta = base_meta(command="theory limits", limit=which, **_activations_meta(s, t),
                      formulas=f"{_DOCS}, section 'Limits'; ψ2 → ∞ derived in asymptotics.theory.one_step.limits",
                      notes="psi2-inf: delta ≈ delta_coefficient/ψ2; ridge_slope k = lim κ/(μ1²ψ2)")

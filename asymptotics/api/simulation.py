@@ -30,6 +30,7 @@ from ..errors import ParameterError
 from ..memory import check_memory, parse_memory
 from ..params import check_int
 from ..results import Columns, Result, base_meta
+from .checks import checked, refuse_unused
 from .errors import option
 from .grid import product, values
 from .progress import Progress
@@ -61,7 +62,6 @@ PROTOCOL_GRIDS = {
     "cui": ("d", "alpha", "alpha0", "beta", "eta_tilde", "lam", "noise", "steps"),
     "srf": ("d", "alpha", "beta", "lam", "c", "r", "gamma", "self_term", "noise"),
 }
-_ALL_GRIDS = sorted({n for v in PROTOCOL_GRIDS.values() for n in v})
 
 
 def table_columns(measure: tuple[str, ...], protocol: str) -> Columns:
@@ -97,6 +97,7 @@ def config_options(cls, **options) -> dict:
     return out
 
 
+@checked
 def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bool = True, d=1000, psi1=None,
              psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
              r=None, gamma=None, self_term=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
@@ -172,10 +173,7 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
              "self_term": self_term, "lam": lam,
              "noise": noise, "steps": steps}
     allowed = PROTOCOL_GRIDS[proto]
-    for name in _ALL_GRIDS:
-        if given[name] is not None and name not in allowed:
-            raise ParameterError(option(name), given[name],
-                                 f"omitted with {option('protocol')} {proto} (it takes {', '.join(map(option, allowed))})")
+    refuse_unused(given, allowed, f"{option('protocol')} {proto}")
     if proto == "ba" and readout is not None:
         raise ParameterError(option("readout"), readout,
                              f"omitted with {option('protocol')} ba (its readout is Gaussian N(0, 1/N))")

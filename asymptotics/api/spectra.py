@@ -18,6 +18,7 @@ import math
 
 from ..errors import ParameterError
 from ..results import Columns, Result, base_meta
+from .checks import check_centred, checked, refuse_unused
 from .errors import option
 from .grid import is_infinite, product, values
 from .progress import Progress
@@ -47,10 +48,39 @@ def _width(width, d, ratio: float) -> float:
     return float(wv[0])
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
+def _refuse_unused(matrix, protocol, regime, before, given: dict) -> None:
+    """Refuse the parameters that this protocol, regime and matrix do not use (one rule:
+    :func:`~asymptotics.api.checks.refuse_unused`)."""
+    if given["x"] is not None:
+        refuse_unused({"points": given["points"]}, (), option("x"), f"the density is evaluated on {option('x')}")
+    grids = ("psi1", "psi2", "eta", "alpha", "beta", "eta_tilde", "alpha0")
+    takes = ("psi1", "psi2", "eta") if protocol == "ba" else ("alpha", "beta", "eta_tilde", "alpha0")
+    refuse_unused({k: given[k] for k in grids}, takes, f"{option('protocol')} {protocol}")
+    small = before or (protocol == "ba" and regime == "small")
+    if small:
+        mode = f"{option('before')}" if before else f"{option('regime')} small"
+        refuse_unused({k: given[k] for k in ("width", "d", "types", "kappa_nodes", "equivalence")}, (), mode,
+                      "it sets the large step's outliers, bulk or equivalence")
+        return
+    large = []
+    if protocol == "ba":
+        large.append("types")
+    if matrix == "ck":
+        large += ["kappa_nodes", "equivalence"]
+    refuse_unused({k: given[k] for k in ("types", "kappa_nodes", "equivalence")}, large,
+                  f"{option('matrix')} {matrix} {option('protocol')} {protocol}")
+
+
+@checked
 def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small", student="tanh", teacher="tanh",
-             center: bool = True, psi1=2.0, psi2=1.5, eta=5.0, alpha=2.0, beta=1.0, eta_tilde=3.0, alpha0=2.0,
-             noise=0.1, before: bool = False, equivalence: str = "conditional", width=None, d=None, x=None,
-             points: int = 1000, types: int = 8, kappa_nodes: int = 32, progress: bool | None = None) -> Result:
+             center: bool = True, psi1=None, psi2=None, eta=None, alpha=None, beta=None, eta_tilde=None, alpha0=None,
+             noise=0.1, before: bool = False, equivalence: str | None = None, width=None, d=None, x=None,
+             points: int | None = None, types: int | None = None, kappa_nodes: int | None = None,
+             progress: bool | None = None) -> Result:
     """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W₁ᵀW₁
     or of the conjugate kernel after one gradient step (``asymptotics theory spectrum``).
 
@@ -78,6 +108,12 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
         kappa_nodes: large step: Gauss–Hermite nodes in κ.
         progress: ``None`` (automatic), ``True`` or ``False``.
 
+    A parameter the chosen protocol, regime or matrix does not use must be left at ``None`` (a
+    value is refused, naming what does use it); those left at ``None`` take the defaults above
+    (``psi1=2, psi2=1.5, eta=5``; ``alpha=2, beta=1, eta_tilde=3, alpha0=2``;
+    ``equivalence="conditional"``, ``points=1000``, ``types=8`` (``64`` for the weights),
+    ``kappa_nodes=32``).
+
     Returns:
         a :class:`~asymptotics.results.Result` with rows ``{x, density}`` (plus the parameters when
         the grid has several points; ``plot(x="x")`` draws one curve per point) and metadata
@@ -96,12 +132,19 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
         raise ParameterError(option("regime"), regime, "small or large")
     if protocol == "cui" and regime != "small":
         raise ParameterError(option("regime"), regime, f"not given with {option('protocol')} cui (always a large step)")
+    _refuse_unused(matrix, protocol, regime, before, locals())
+    psi1, psi2, eta = (_or(psi1, 2.0), _or(psi2, 1.5), _or(eta, 5.0))
+    alpha, beta, eta_tilde, alpha0 = (_or(alpha, 2.0), _or(beta, 1.0), _or(eta_tilde, 3.0), _or(alpha0, 2.0))
+    equivalence, points = _or(equivalence, "conditional"), _or(points, 1000)
+    types, kappa_nodes = _or(types, 64 if matrix == "weights" else 8), _or(kappa_nodes, 32)
     if equivalence not in ("conditional", "gaussian"):
         raise ParameterError(option("equivalence"), equivalence, "conditional or gaussian")
     if not (isinstance(points, int) and not isinstance(points, bool) and 2 <= points <= 1_000_000):
         raise ParameterError(option("points"), points, "an integer in [2, 1000000]")
     s = resolve_activation(student, center=center, name=option("student"))
     t = resolve_activation(teacher, center=center, name=option("teacher"))
+    if protocol == "ba":
+        check_centred("Ba et al.'s step", student=s, teacher=t)
     xs = None if x is None else values(option("x"), x, lambda n, v: v)
     if protocol == "ba":
         grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), eta=values("eta", eta),
@@ -121,7 +164,7 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
                                 alpha0=g["alpha0"], noise=g["noise"], center=center)
             w = _width(width, d, step.width_ratio)
             if matrix == "weights":
-                res = weights_spectrum(step, x=xs, points=points, before=before, width=w, types=max(types, 64))
+                res = weights_spectrum(step, x=xs, points=points, before=before, width=w, types=types)
             else:
                 res = ck_spectrum(step, x=xs, points=points, before=before, width=w, equivalence=equivalence,
                                   types=types, kappa_nodes=kappa_nodes)

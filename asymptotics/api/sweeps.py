@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .checks import checked
 from .progress import Progress
 
 __all__ = ["sweep", "SweepRun"]
@@ -57,6 +58,7 @@ class SweepRun:
         return f"<div><table>{rows}</table>{f'<ul>{errs}</ul>' if errs else ''}</div>"
 
 
+@checked
 def sweep(config, *, scheduler=None, out=None, max_memory=None, retries: int | None = None,
           batch_size: int | None = None, threads_per_task: int | None = None, retry_failed: bool = False,
           dry_run: bool = False, progress: bool | None = None) -> SweepRun:

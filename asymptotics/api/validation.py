@@ -17,14 +17,17 @@ from __future__ import annotations
 from ..errors import ParameterError
 from ..params import check_int
 from ..results import Columns, Result, base_meta
+from .checks import checked
 from .errors import option
 from .progress import Progress
 
 __all__ = ["validate", "TABLE"]
 
-TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation", "se", "z", "allowance", "tolerance", "passed"))
+TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation±se", "z", "allowance", "tolerance", "passed"),
+                keep=("case", "quantity", "theory", "simulation±se", "z", "passed"))
 
 
+@checked
 def validate(*, quick: bool = False, case=None, family: str | None = None, list_cases: bool = False,
              workers: int = 1, seed: int = 20260101, progress: bool | None = None) -> Result:
     """Theory vs simulation: theory, simulation ± s.e., z-score, tolerance, pass/fail

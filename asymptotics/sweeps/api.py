@@ -151,7 +151,8 @@ class SweepSummary:
         t.add_row("tasks", f"{self.total} total · {self.previously_ok} already done"
                   + (f" · {self.previously_failed} failed before (skipped; --retry-failed reruns them)" if self.previously_failed else ""))
         if self.dry_run:
-            t.add_row("would run", str(self.pending))
+            t.add_row("would run", str(self.pending - self.refused)
+                      + (f" · {self.refused} refused (above the memory bound)" if self.refused else ""))
         else:
             t.add_row("this run", f"{self.ok} ok · {self.failed} failed · {self.refused} refused (of {self.pending})")
             if self.run_s > 0:
@@ -247,6 +248,25 @@ def _progress(console, enabled: bool):
     )
 
 
+def plan_memory_limit(max_memory: int | None, scheduler) -> int | None:
+    """The per-task memory bound a plan is checked against: ``max_memory`` when given, else, for
+    tasks that run on this machine (in-process, ``processes:N``), the default limit (80 % of the
+    memory available now); a Dask cluster's own bound is known only once connected."""
+    if max_memory is not None:
+        return max_memory
+    if scheduler is None or (isinstance(scheduler, str) and scheduler.split(":")[0] in ("in-process", "processes")):
+        from ..memory import default_memory_limit
+
+        return default_memory_limit()
+    return None
+
+
+def refusal_message(count: int, largest: int | None, limit: int) -> str:
+    """The one line of a plan refused for memory: how many tasks, the largest, the bound."""
+    return (f"MemoryBound: {count} task(s) estimated above the bound {format_bytes(limit)} per task "
+            f"(largest ≈ {format_bytes(largest)}); raise --max-memory or use a node with more memory")
+
+
 def run_sweep(
     config: SweepConfig | str | Path | Mapping,
     scheduler=None,
@@ -306,8 +326,11 @@ def run_sweep(
         largest_memory_estimate=max((t.memory for t in plan.pending if t.memory is not None), default=None),
     )
     if dry_run or not plan.pending:
+        limit = plan_memory_limit(ex_cfg.max_memory, sched)
+        over = [t for t in plan.pending if limit is not None and t.memory is not None and t.memory > limit]
+        errors = (refusal_message(len(over), base["largest_memory_estimate"], limit),) if over else ()
         return SweepSummary(run_id=None, executor="none (nothing to run)" if not dry_run else str(sched or "in-process"),
-                            dry_run=dry_run, memory_limit=ex_cfg.max_memory,
+                            dry_run=dry_run, memory_limit=limit, refused=len(over) if dry_run else 0, errors=errors,
                             elapsed_s=time.perf_counter() - t_start, **base)
 
     import pyarrow.parquet  # noqa: F401  (imported before the executor starts: the first flush is prompt)
@@ -334,6 +357,8 @@ def run_sweep(
             with executor:
                 description = executor.describe()
                 limit = ex_cfg.max_memory if ex_cfg.max_memory is not None else executor.memory_limit()
+                if limit is None:
+                    limit = plan_memory_limit(None, sched)
                 runnable, refused_rows = [], []
                 for t in plan.pending:
                     if limit is not None and t.memory is not None and t.memory > limit:

@@ -78,8 +78,10 @@ def reproduce_command(
 
     Simulations are cached (parameters + seeds + code version), so a rerun, or a run resumed after Ctrl-C, recomputes only what changed. Exit status 1 if a theory-vs-simulation comparison fails or an item errors.
     """
+    from ...params import check_int
     from ...reproduce import reproduce
 
+    check_int("--seed", seed, 0)  # a SeedSequence entropy: a non-negative integer, checked before any item runs
     sz = choose_size(quick, full, size)
     manifest = reproduce(out, sz, names=only or None, seed=seed, workers=workers, cache_dir=cache_dir,
                          use_cache=not no_cache, progress=not no_progress, docs_dir=docs_dir)

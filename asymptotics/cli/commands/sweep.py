@@ -47,9 +47,30 @@ def sweep_command(
         config, scheduler, out=out, max_memory=max_memory, retries=retries, batch_size=batch_size,
         threads_per_task=threads_per_task, retry_failed=retry_failed, dry_run=dry_run, progress=progress, console=console,
     )
+    outcome = _one_line_outcome(summary)
+    if outcome is not None and (summary.dry_run or summary.ok + summary.failed + summary.refused == summary.pending):
+        if summary.refused + summary.failed < summary.pending:  # a dry run refusing part of the plan: the plan too
+            Console().print(summary)
+        typer.echo(f"error: {outcome}", err=True)
+        raise typer.Exit(code=1)
     Console().print(summary)
     if not dry_run and not summary.complete:
         raise typer.Exit(code=1)
+
+
+def _one_line_outcome(summary) -> str | None:
+    """One line for a plan refused (in part) by its dry run, or a run in which no task succeeded:
+    the count, the first error and the limit, instead of a table around it."""
+    name = f"sweep {summary.name}" if summary.name else "sweep"
+    first = summary.errors[0] if summary.errors else "no error recorded"
+    if summary.dry_run:
+        if not summary.refused:
+            return None
+        return f"{name}: plan refused for {summary.refused} of {summary.pending} task(s): {first}"
+    if summary.pending and summary.ok == 0 and summary.failed + summary.refused == summary.pending:
+        what = "refused" if summary.refused == summary.pending else "failed or refused"
+        return f"{name}: all {summary.pending} task(s) {what}: {first} (rows in {summary.out})"
+    return None
 
 
 def _list_quantities() -> None:

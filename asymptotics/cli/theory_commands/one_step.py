@@ -93,7 +93,17 @@ def risk_command(**options) -> None:
     run_api(api.risk, **options)
 
 
-@command(*_ACTIVATIONS, _LIMIT, *_RISK_GRIDS, *OUTPUT)
+#: The limits' grids: ψ1 only at ψ2 = ∞, ψ2 and λ only at ψ1 = ∞ (a value the limit removes is refused).
+_LIMIT_GRIDS = (
+    grid("psi1", None, "ψ1 = n/d, with --limit psi2-inf only (default 2)"),
+    grid("psi2", None, "ψ2 = N/d, with --limit psi1-inf only (default 1.5)"),
+    grid("lam", None, "ridge penalty λ, with --limit psi1-inf only (default 1e-3)"),
+    grid("eta", "1"),
+    grid("noise", "0.1"),
+)
+
+
+@command(*_ACTIVATIONS, _LIMIT, *_LIMIT_GRIDS, *OUTPUT)
 def limits_command(**options) -> None:
     """Limits: the best-linear floor μ2*² (kernel_bound); ψ1 → ∞ closed forms of R0, R1, δ (and δ at
     λ → 0); ψ2 → ∞: R0's kernel limit and the coefficient C of δ ≈ C/ψ2."""

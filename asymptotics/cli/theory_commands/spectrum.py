@@ -56,13 +56,13 @@ from ..options import command, grid, grid_option, opt, param
     opt("student", "tanh"),
     opt("teacher", "tanh"),
     opt("center", True),
-    grid("psi1", "2", "ba: ψ1 = n/d"),
-    grid("psi2", "1.5", "ba: ψ2 = N/d"),
-    grid("eta", "5", "ba: learning rate η (small) or c of η = c√N (large)"),
-    param("alpha", str, grid_option("2", "cui: α = n/d of the CK data", "--alpha")),
-    param("beta", str, grid_option("1", "cui: β = p/d (width)", "--beta")),
-    param("eta_tilde", str, grid_option("3", "cui: η̃", "--eta-tilde")),
-    param("alpha0", str, grid_option("2", "cui: α0 = n0/d of the step", "--alpha0")),
+    grid("psi1", None, "ba: ψ1 = n/d (default 2)"),
+    grid("psi2", None, "ba: ψ2 = N/d (default 1.5)"),
+    grid("eta", None, "ba: learning rate η (small) or c of η = c√N (large) (default 5)"),
+    param("alpha", str | None, grid_option(None, "cui: α = n/d of the CK data (default 2)", "--alpha")),
+    param("beta", str | None, grid_option(None, "cui: β = p/d, width (default 1)", "--beta")),
+    param("eta_tilde", str | None, grid_option(None, "cui: η̃ (default 3)", "--eta-tilde")),
+    param("alpha0", str | None, grid_option(None, "cui: α0 = n0/d of the step (default 2)", "--alpha0")),
     grid("noise", "0.1", "σ_ε, label-noise standard deviation"),
     param(
         "before",
@@ -75,12 +75,13 @@ from ..options import command, grid, grid_option, opt, param
     param(
         "equivalence",
         Annotated[
-            str,
+            str | None,
             typer.Option(
-                "--equivalence", help="ck at the large step: conditional (cGET) or gaussian (GE hypothesis)."
+                "--equivalence",
+                help="ck at the large step: conditional (cGET, default) or gaussian (GE hypothesis).",
             ),
         ],
-        "conditional",
+        None,
     ),
     param(
         "width",
@@ -105,19 +106,25 @@ from ..options import command, grid, grid_option, opt, param
         None,
     ),
     param(
-        "points", Annotated[int, typer.Option("--points", help="points of the default density grid.")], 1000
+        "points",
+        Annotated[int | None, typer.Option("--points", help="points of the default density grid (default 1000).")],
+        None,
     ),
     param(
         "types",
         Annotated[
-            int, typer.Option("--types", help="large step (ba): readout types (Gauss–Hermite nodes in u).")
+            int | None,
+            typer.Option(
+                "--types",
+                help="large step (ba): readout types, Gauss–Hermite nodes in u (default 8 for ck, 64 for weights).",
+            ),
         ],
-        8,
+        None,
     ),
     param(
         "kappa_nodes",
-        Annotated[int, typer.Option("--kappa-nodes", help="large step: Gauss–Hermite nodes in κ.")],
-        32,
+        Annotated[int | None, typer.Option("--kappa-nodes", help="large step, ck: Gauss–Hermite nodes in κ (default 32).")],
+        None,
     ),
     opt("fmt"),
     opt("out"),

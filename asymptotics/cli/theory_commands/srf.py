@@ -155,9 +155,10 @@ from ..options import OUTPUT, command, grid, opt, param
         ],
         "isotropic",
     ),
-    opt("seed", 0, help="seed of the sampled bulk for --finite-d."),
+    opt("seed", None, help="seed of the sampled bulk, with --finite-d only (default 0)."),
     opt("keep_going"),
-    opt("max_memory"),
+    opt("max_memory", help="Memory the sampled bulk of --finite-d may use, e.g. 8GiB (default: 80% of the memory "
+        "available now); with --finite-d only."),
     *OUTPUT,
 )
 def srf_command(**options) -> None:
