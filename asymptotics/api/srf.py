@@ -433,7 +433,8 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
             rows.append(wrow)
     meta = base_meta(
         command="theory srf",
-        model="srf" if srf_mode else "one-step network (Cui et al. 2024)",
+        model="srf" if srf_mode else ("Cui et al.'s sRF model of the one-step network (isotropic map; "
+                                      "the network itself: bulk='network')"),
         activations={"student": spec.student.as_dict(), "teacher": spec.teacher.as_dict()},
         readout=None if ro is None else ro.as_dict(),
         tolerance=tol,
@@ -471,7 +472,8 @@ def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_f
                                                         "network": "network map (structured bulk + self term)"}[kind],
         activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
         tolerance=max(float(tol), STRUCTURED_TOL_FLOOR),
-        prior=("structured bulk N(0, (I + κ_c C)/d), d → ∞ (deterministic equivalents)" if structured
+        prior=("structured bulk N(0, (I + κ_c C)/d), d → ∞ (deterministic equivalents)"
+               + ("; self term on W⁰ only, k = r E[σ⁽³⁾]/E[σ']" if kind == "network" else "") if structured
                else "Marchenko–Pastur (c·MP(β)), d → ∞; self term k = η̃ E[σ⁽³⁾] ‖ĝ‖ = r E[σ⁽³⁾]/E[σ']"),
         conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
                     "test_error excludes the label noise",

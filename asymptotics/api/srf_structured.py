@@ -13,6 +13,11 @@ the piece both maps miss at large α0 (the sin table of Cui et al., α = 3: −3
 allowed; its map to the network holds where the step's noise in the bulk, c − 1 (``bulk_excess``), is
 small.
 
+``--bulk network`` is the network map (:mod:`asymptotics.theory.spiked_rf.network_map`): the structured
+bulk with the self term riding on the initial rows w⁰ⱼ only (not on the step's noise), valid over the
+whole (η̃, α0) plane. Same coverage as ``structured``; α0 = ∞ is the isotropic map with the self term.
+Rows carry ``test_error_structured`` and ``test_error_isotropic`` beside the network map's errors.
+
 >>> import asymptotics as asy
 >>> r = asy.spiked_rf(alpha=3, alpha0=1, eta_tilde=5, lam=0.01, bulk="structured")
 >>> round(r.rows[0]["test_error"], 4), round(r.rows[0]["test_error_isotropic"], 4)
@@ -20,6 +25,9 @@ small.
 >>> r = asy.spiked_rf(alpha=3, alpha0=20, eta_tilde=3, lam=0.1, teacher="sin", bulk="self-term")
 >>> round(r.rows[0]["test_error"], 4), round(r.rows[0]["test_error_isotropic"], 4)
 (0.0315, 0.0325)
+>>> r = asy.spiked_rf(alpha=3, alpha0=1, eta_tilde=5, lam=0.01, bulk="network")
+>>> round(r.rows[0]["test_error"], 4), round(r.rows[0]["test_error_isotropic"], 4)
+(0.208, 0.1911)
 """
 
 from __future__ import annotations
@@ -33,9 +41,10 @@ from .errors import option, point_error, status_code
 
 __all__ = ["BULKS", "MAX_STRUCTURED_POINTS", "check_structured", "structured_rows"]
 
-#: The bulks of ``theory srf``: Cui et al.'s isotropic map, the structured-bulk map, or the isotropic
-#: map with the step's self term.
-BULKS = ("isotropic", "structured", "self-term")
+#: The bulks of ``theory srf``: Cui et al.'s isotropic map (the paper's sRF model), the structured-bulk
+#: map, the isotropic map with the step's self term, or the network map (structured bulk + self term:
+#: the one-step network's own theory).
+BULKS = ("isotropic", "structured", "self-term", "network")
 #: The structured map's second-order traces are central differences (error ≈ 2·10⁻⁹, part of the
 #: reported residual), so its fixed point is solved to at least this tolerance.
 STRUCTURED_TOL_FLOOR = 1e-11
@@ -60,7 +69,7 @@ def check_structured(*, srf_mode: bool, readout, noises, finite_d, width, alpha0
     if width is not None:
         raise ParameterError(option("width"), width, f"not combined with {bulk} {kind}")
     for a0 in alpha0s:
-        if kind == "structured" and not math.isfinite(a0):
+        if kind in ("structured",) and not math.isfinite(a0):
             raise ParameterError(option("alpha0"), a0, "finite with the structured bulk (α0 = ∞ is the isotropic map)")
     for name, vals in (("alpha", alphas), ("lam", lams)):
         for v in vals:
@@ -76,6 +85,23 @@ def _self_term_point(alpha, alpha0, beta, eta_tilde, lam, student, teacher, *, t
     return one_step_self_term(alpha, alpha0, beta, eta_tilde, lam, student, teacher, tol=tol)
 
 
+def _network_point(alpha, alpha0, beta, eta_tilde, lam, student, teacher, *, tol):
+    from ..theory.spiked_rf.network_map import network_one_step
+
+    if math.isinf(alpha0):              # isotropic bulk (κ_c = 0, c = 1): the network map is the self-term map
+        return _self_term_point(alpha, alpha0, beta, eta_tilde, lam, student, teacher, tol=tol)
+    return network_one_step(alpha, alpha0, beta, eta_tilde, lam, student, teacher, tol=tol)
+
+
+def _network_row(sol) -> dict:
+    if hasattr(sol, "test_error_structured"):
+        return sol.as_dict()
+    row = _self_term_row(sol)
+    return {**row, "test_error_structured": row["test_error_isotropic"],
+            "train_error_structured": row["train_error_isotropic"], "kappa_c": 0.0,
+            "relative_modelling_error": row["test_error_isotropic"] / row["test_error"] - 1.0}
+
+
 def _self_term_row(sol) -> dict:
     row = sol.as_dict()
     row["test_error_isotropic"] = row.pop("test_error_without")
@@ -87,13 +113,14 @@ def structured_rows(models, betas, lams, alphas, student, teacher, *, tol: float
                     step=lambda n=1: None, kind: str = "structured") -> tuple[list[dict], int]:
     """One row per point (model × β × λ × α, slowest first) and the number of failed points.
 
-    ``kind``: ``"structured"`` (the structured-bulk map) or ``"self-term"`` (the isotropic map with the
-    step's self term). A point whose solve does not converge raises (``on_failure="raise"``) or
+    ``kind``: ``"structured"`` (the structured-bulk map), ``"self-term"`` (the isotropic map with the
+    step's self term) or ``"network"`` (both: the network map). A point whose solve does not converge raises (``on_failure="raise"``) or
     becomes a row with its ``status`` and ``message`` and no numbers (``"mark"``)."""
     from ..theory.spiked_rf.structured_map import structured_one_step
 
-    solve, as_row = ((structured_one_step, lambda sol: sol.as_dict()) if kind == "structured"
-                     else (_self_term_point, _self_term_row))
+    solve, as_row = {"structured": (structured_one_step, lambda sol: sol.as_dict()),
+                     "self-term": (_self_term_point, _self_term_row),
+                     "network": (_network_point, _network_row)}[kind]
 
     rows, failed = [], 0
     for mp in models:

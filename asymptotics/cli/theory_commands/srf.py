@@ -8,9 +8,10 @@ Two ways to give the model (every parameter accepts a grid: ``0.5``, ``1,2,4``, 
   limit), mapped to (c, r, γ);
 * the sRF model itself: ``--c --r --gamma``.
 
-``--bulk structured`` replaces the isotropic map of the one-step network by the structured-bulk
-map (the trained bulk's covariance; rows carry the isotropic values beside), ``--bulk self-term``
-adds the step's self term to the isotropic map (large α0), ``--width`` adds the
+The default (``--bulk isotropic``) is Cui et al.'s sRF model of the network (the paper's theory), not
+the network's own test error. ``--bulk network`` is the one-step network's theory (the structured
+bulk and the step's self term together; rows carry the isotropic value beside); ``--bulk structured``
+and ``--bulk self-term`` are its two parts alone. ``--width`` adds the
 finite-width theory of the readout's mean directions (readout types).
 
 Common: ``--alpha`` α = n/d, ``--beta`` β = p/d, ``--lam`` λ (Cui's ridge Σ(y − ŷ)² + λ‖a‖², not
@@ -150,7 +151,7 @@ from ..options import OUTPUT, command, grid, opt, param
             typer.Option(
                 "--bulk",
                 metavar="BULK",
-                help="isotropic (Cui et al.'s network → sRF map), structured: the trained bulk's weighted-Wishart covariance, which the isotropic map misses at strong steps, or self-term: the isotropic map plus the step's self term w⁰ⱼ(1 + k⟨w⁰ⱼ, v⟩), which both miss at large α0 (odd student, uniform readout, no label noise; docs/spiked-rf-finite-width.md).",
+                help="isotropic (default: Cui et al.'s sRF model, the paper's theory, not the network's test error: 5–17 % low at strong steps), network: the one-step network's own theory (structured bulk + self term, valid over the whole (η̃, α0) plane), structured: the trained bulk's weighted-Wishart covariance alone, or self-term: the isotropic map plus the step's self term w⁰ⱼ(1 + k⟨w⁰ⱼ, v⟩) alone (all but isotropic: odd student, uniform readout, no label noise; docs/spiked-rf-finite-width.md).",
             ),
         ],
         "isotropic",

@@ -1,0 +1,77 @@
+"""The network map (asymptotics/theory/spiked_rf/network_map.py): structured bulk + the step's self term.
+
+Independent references:
+
+* k = 0 (self term off): the structured map of ``structured_map.solve_structured_srf`` (its own 2×2 mean
+  system and variance assembly; the network map has a 3×3 system with the self overlap t₀);
+* κ_c → 0 (no structured excess: α0 = 10⁶, c − 1 ≈ 10⁻⁶): the isotropic map with the self term of
+  ``self_term.solve_self_term_srf`` (MP prior, one overlap t carrying κμ1 + e);
+* the Cui-protocol network simulated by the library (``validation.studies.srf_network_map``: the
+  stored mean and standard error over seeds below), judged at 3 s.e.
+"""
+
+import math
+
+import pytest
+
+from asymptotics.api.srf import spiked_rf
+from asymptotics.errors import ParameterError
+from asymptotics.theory.spiked_rf.network_map import network_form_matrix, network_one_step
+from asymptotics.theory.spiked_rf.self_term import one_step_self_term
+from asymptotics.theory.spiked_rf.structured_map import structured_one_step
+
+
+def test_k_zero_is_the_structured_map():
+    net = network_one_step(1.5, 1.0, 1.0, 5.0, 0.01, "tanh", "tanh", self_term=0.0)
+    ref = structured_one_step(1.5, 1.0, 1.0, 5.0, 0.01, "tanh", "tanh")
+    # both solve the same responses to 1e-11; the assemblies differ (3×3 against 2×2 means)
+    assert net.test_error == pytest.approx(ref.test_error, rel=1e-8)
+    assert net.train_error == pytest.approx(ref.train_error, rel=1e-8)
+    assert net.psi == pytest.approx(ref.psi, rel=1e-8) and net.t == pytest.approx(ref.t, rel=1e-8)
+    assert net.test_error_structured == pytest.approx(ref.test_error, rel=1e-8)
+
+
+@pytest.mark.parametrize("teacher, lam", [("sin", 0.1), ("tanh", 0.01)])
+def test_no_structured_excess_is_the_self_term_map(teacher, lam):
+    # α0 = 1e6: κ_c ≈ 1e-6, so the two maps differ by O(1e-6) relative; the resolvent forms lose ≈ 1e-9
+    net = network_one_step(3.0, 1e6, 1.0, 3.0, lam, "tanh", teacher)
+    ref = one_step_self_term(3.0, 1e6, 1.0, 3.0, lam, "tanh", teacher)
+    assert net.self_term == pytest.approx(ref.self_term, rel=1e-12)
+    assert net.bulk_excess < 1e-5
+    assert net.test_error == pytest.approx(ref.test_error, rel=2e-5)
+    assert net.train_error == pytest.approx(ref.train_error, rel=2e-5)
+    assert net.test_error_structured == pytest.approx(ref.test_error_without, rel=2e-5)
+    assert abs(net.test_error / net.test_error_structured - 1) > 0.03     # the self term is not negligible there
+
+
+def test_self_direction_forms():
+    # u0 = W⁰v is independent of the resolvent: its forms are βV2 whatever the structure, none with ζ
+    T = network_form_matrix([3.0, 2.0, 7.0, 5.0, -0.5], 0.5)
+    assert T[0, 1] == T[1, 0] == T[1, 1] == 1.0 and T[1, 2] == T[2, 1] == 0.0
+    assert (T[0, 0], T[2, 2], T[0, 2]) == (7.0, 5.0, -0.5)
+
+
+# The Cui-protocol network, tanh/tanh, η̃ = 5, α0 = 0.5, α = 3, λ = 0.01, β = 1: the library's simulator
+# (python -m validation.studies.srf_network_map, root seed 3030), d = 1000, 12 seeds.
+NETWORK_D1000 = dict(eta=5.0, alpha0=0.5, mean=None, se=None, seeds=12)
+
+
+@pytest.mark.skipif(NETWORK_D1000["mean"] is None, reason="no stored simulation")
+def test_against_the_simulated_network():
+    p = NETWORK_D1000
+    s = network_one_step(3.0, p["alpha0"], 1.0, p["eta"], 0.01, "tanh", "tanh")
+    # statistical tolerance: 3 s.e. of the mean over seeds (the d = 1000 bias is below 1 s.e. here)
+    assert abs(p["mean"] - s.test_error) <= 3 * p["se"]
+    assert abs(p["mean"] - s.test_error_isotropic) > 10 * p["se"]       # the isotropic map is far
+    assert s.status.label == "converged" and s.residual < 1e-7 and math.isfinite(s.quadrature_error)
+
+
+def test_api_and_refusals():
+    r = spiked_rf(alpha=3, alpha0=[1, math.inf], eta_tilde=5, lam=0.01, bulk="network", progress=False)
+    a, b = r.rows
+    assert a["test_error"] < a["test_error_structured"] and a["kappa_c"] > 0
+    assert b["kappa_c"] == 0.0 and b["test_error_structured"] == b["test_error_isotropic"]
+    with pytest.raises(ParameterError, match="readout"):
+        spiked_rf(alpha=3, alpha0=1, eta_tilde=5, bulk="network", readout="0.5,1.5", progress=False)
+    with pytest.raises(ParameterError, match="student"):
+        network_one_step(3.0, 1.0, 1.0, 5.0, 0.01, "relu", "tanh")
