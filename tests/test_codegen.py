@@ -14,9 +14,9 @@ import pytest
 import sympy as sp
 
 from asymptotics.codegen import lower, render_module
-from asymptotics.codegen.templates import MARKER, SYSTEM_SOLVERS
 from asymptotics.errors import ConvergenceError, ParameterError
 from asymptotics.random_matrix import gram_stieltjes, wtw_stieltjes
+from asymptotics.rendering.templates import MARKER, SYSTEM_SOLVERS
 from asymptotics.solvers import compile_system
 from asymptotics.symbolic import EquationSystem, get_system
 

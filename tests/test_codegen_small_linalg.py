@@ -1,4 +1,4 @@
-"""The one compiled small dense solve (``codegen/templates/small_linalg.py``) against LAPACK, its
+"""The one compiled small dense solve (``rendering/templates/small_linalg.py``) against LAPACK, its
 two pivot contracts, the Jacobi rotation, and how templates include it and name placeholders.
 """
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from asymptotics.codegen.templates import (
+from asymptotics.rendering.templates import (
     MARKER,
     SMALL_LINALG,
     SYSTEM_SOLVERS,
@@ -15,8 +15,8 @@ from asymptotics.codegen.templates import (
     placeholders,
     render_template,
 )
-from asymptotics.codegen.templates import small_linalg as sl
-from asymptotics.codegen.templates import system_solvers as ss
+from asymptotics.rendering.templates import small_linalg as sl
+from asymptotics.rendering.templates import system_solvers as ss
 
 
 @pytest.mark.parametrize("n, m", [(1, 1), (2, 1), (5, 3), (12, 4)])

@@ -16,10 +16,16 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from asymptotics.codegen.templates import ACTIVATION, MARKER, NEWTON_MAP_GRID, SYSTEM_SOLVERS, render_template
-from asymptotics.codegen.templates import activation as act_template
-from asymptotics.codegen.templates import newton_map_grid as nm
-from asymptotics.codegen.templates import system_solvers as ss
+from asymptotics.rendering.templates import (
+    ACTIVATION,
+    MARKER,
+    NEWTON_MAP_GRID,
+    SYSTEM_SOLVERS,
+    render_template,
+)
+from asymptotics.rendering.templates import activation as act_template
+from asymptotics.rendering.templates import newton_map_grid as nm
+from asymptotics.rendering.templates import system_solvers as ss
 from asymptotics.solvers import FixedPoint, Status, compile_system, fixed_point
 from asymptotics.solvers.result import ROUNDOFF
 from asymptotics.symbolic import EquationSystem
@@ -179,9 +185,9 @@ def test_docstring_examples_run():
 
     import asymptotics.activations.lowering as lowering
     import asymptotics.codegen.expressions as expressions
-    import asymptotics.codegen.modules as modules
-    import asymptotics.codegen.printing as printing
-    import asymptotics.codegen.templates as templates
+    import asymptotics.rendering.modules as modules
+    import asymptotics.rendering.printing as printing
+    import asymptotics.rendering.templates as templates
     import asymptotics.solvers as solvers
     import asymptotics.solvers.config as config
     import asymptotics.solvers.newton as newton
@@ -200,7 +206,7 @@ def test_generated_module_is_never_seen_half_initialised_by_another_thread(tmp_p
     import threading
     import time
 
-    from asymptotics.codegen.modules import load_generated_module
+    from asymptotics.rendering.modules import load_generated_module
 
     monkeypatch.setenv("ASYMPTOTICS_CACHE_DIR", str(tmp_path))
     source = f"import time\ntime.sleep(0.5)\nVALUE = 42  # {tmp_path.name}\n"

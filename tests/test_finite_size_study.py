@@ -114,7 +114,7 @@ def test_simulator_adapter_is_seed_k_of_simulate():
 
 
 def test_every_registry_case_has_a_variant():
-    from validation.registry import cases
+    from validation.cases import cases
 
     cov = covered_cases()
     assert {c.name for c in cases()} <= set(cov)

@@ -7,8 +7,8 @@ evaluates the theory there, and returns :class:`Check` rows. A check passes when
 
 where s.e. is the standard error over seeds (and test points) and ``allowance`` a stated
 finite-size allowance (absolute), documented with the case. Cases live in the modules of
-:mod:`validation.cases` (one per family, imported by :func:`cases`) and register themselves with
-:func:`case`.
+:mod:`validation.cases` (one per family, imported by that package, whose :func:`validation.cases.cases`
+selects among them) and register themselves with :func:`case`; this module imports none of them.
 
 >>> @case("demo", family="demo", description="a toy", quick=True)   # doctest: +SKIP
 ... def demo(cfg): return [Check("demo", "x", {}, theory=1.0, simulation=1.01, se=0.01)]
@@ -116,28 +116,12 @@ def case(name: str, *, family: str, description: str, quick: bool = False):
     return deco
 
 
-def _discover() -> None:
-    """Import the case modules (each registers its cases; imported here, not at the top, because
-    they import this module)."""
-    from .cases import large_step, one_step, spiked_rf  # noqa: F401
-
-
 def cases(names=None, family: str | None = None, quick: bool = False) -> list[Case]:
-    """Registered cases, filtered by name, family and (when ``quick``) the quick subset."""
-    _discover()
-    out = list(REGISTRY.values())
-    if names:
-        unknown = set(names) - set(REGISTRY)
-        if unknown:
-            from asymptotics.errors import ParameterError
+    """Registered cases, filtered (:func:`validation.cases.cases`; kept here for the callers that
+    still import it from this module — the one import of this module that points up a layer)."""
+    from .cases import cases as select
 
-            raise ParameterError("--case", sorted(unknown), f"one of {sorted(REGISTRY)}")
-        out = [REGISTRY[n] for n in names]
-    if family:
-        out = [c for c in out if c.family == family]
-    if quick and not names:
-        out = [c for c in out if c.quick]
-    return out
+    return select(names, family, quick)
 
 
 def run_cases(selected: list[Case], cfg: CaseConfig, progress: Callable[[str], None] | None = None):

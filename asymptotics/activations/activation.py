@@ -170,7 +170,7 @@ class Activation:
     def specialise(self, template, *, raw: bool = False, prefix: str = "kern"):
         """Compiled kernels of a template file specialised to this activation.
 
-        ``template`` is a real Python file (see :mod:`asymptotics.codegen.templates`) whose
+        ``template`` is a real Python file (see :mod:`asymptotics.rendering.templates`) whose
         kernels call the placeholders ``sigma``, ``dsigma`` and ``d2sigma``; in the returned
         module they are this activation's compiled σ, σ', σ'' (of the raw, uncentred function
         when ``raw``). The module is rendered once per (template, activation) into the user cache
@@ -390,7 +390,7 @@ def resolve_activation(spec, *, center: bool = True, name: str = "activation") -
 
 @lru_cache(maxsize=256)
 def _specialised(template: Path, bindings: tuple, origin: str, prefix: str):
-    from ..codegen.templates import load_template
+    from ..rendering.templates import load_template
 
     return load_template(template, dict(bindings), origin, prefix)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from ..codegen.modules import DerivationIndex, code_hash, package_files
+from ..rendering.modules import DerivationIndex, code_hash, package_files
 
 __all__ = ["builtin_module"]
 
@@ -28,7 +28,7 @@ _INDEX = DerivationIndex()
 
 @lru_cache(maxsize=64)
 def _key(builtin: str, offset: str) -> str:
-    return code_hash(package_files("activations", "codegen"), extra=f"activation-builtin|{builtin}|{offset}")
+    return code_hash(package_files("activations", "rendering"), extra=f"activation-builtin|{builtin}|{offset}")
 
 
 def builtin_module(builtin: str, offset: str, expression: Callable[[], object]):

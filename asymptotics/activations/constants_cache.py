@@ -6,7 +6,7 @@ into the generated module; its parity; its kinks) and a quadrature. A second pro
 canonical expression (``sympy.srepr`` of the raw σ), the method, the versions of the package,
 sympy, numpy, scipy and mpmath, and the source files of ``asymptotics/activations``,
 ``asymptotics/codegen`` and ``asymptotics/gaussian.py``
-(:func:`asymptotics.codegen.modules.code_hash`). A changed expression or code gives a new key, so a
+(:func:`asymptotics.rendering.modules.code_hash`). A changed expression or code gives a new key, so a
 stale entry is never read; a missing or unreadable entry just means computing again.
 
 The numbers go through JSON unchanged (``repr`` of a float64 round-trips exactly), so a cached
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..codegen.modules import cache_dir, code_hash, package_files
+from ..rendering.modules import cache_dir, code_hash, package_files
 from .constants import GaussianConstants
 
 __all__ = ["cache_key", "load", "store", "encode", "decode"]
@@ -51,7 +51,7 @@ def _versions() -> str:
 
 def cache_key(canonical: str, method: str) -> str:
     """The cache key of the raw constants of the expression whose ``srepr`` is ``canonical``."""
-    files = package_files("activations", "codegen") + [Path(__file__).resolve().parent.parent / "gaussian.py"]
+    files = package_files("activations", "rendering") + [Path(__file__).resolve().parent.parent / "gaussian.py"]
     return code_hash(files, extra=f"gaussian constants|{method}|{_versions()}|{canonical}")
 
 

@@ -7,14 +7,14 @@ For an expression σ(x) the module defines, from σ, σ' and σ'' derived symbol
 * ``f_np, df_np, d2f_np`` — numpy-vectorised versions (scipy.special for erf);
 * ``f_mp, df_mp`` — mpmath versions for the high-precision path.
 
-The module is the template ``asymptotics/codegen/templates/activation.py`` with its placeholders
+The module is the template ``asymptotics/rendering/templates/activation.py`` with its placeholders
 printed from σ, σ', σ''; the compiled functions are printed by the package's one numba printer,
-:class:`asymptotics.codegen.printing.NumbaExprPrinter` with the real target (``math`` functions):
+:class:`asymptotics.rendering.printing.NumbaExprPrinter` with the real target (``math`` functions):
 ``log(1 + u)`` becomes ``log1p(u)``, ``exp(u) − 1`` becomes ``expm1(u)`` and ``log1p(exp(u))``
 (softplus) becomes the overflow-free ``max(u, 0) + log1p(exp(−|u|))``. Distributional derivatives
 (DiracDelta from a kink) are 0 almost everywhere and printed as 0; Heaviside(0) = 1/2. The numpy
 and mpmath versions are other targets, printed by the two small printers below with the same
-rules. The module goes through the one module cache (:mod:`asymptotics.codegen.modules`: one
+rules. The module goes through the one module cache (:mod:`asymptotics.rendering.modules`: one
 header, named by the hash of its source), found by a second process through the derivation index.
 
 >>> import math
@@ -31,9 +31,9 @@ import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
 from sympy.printing.pycode import MpmathPrinter
 
-from ..codegen.modules import DerivationIndex, code_hash, package_files
-from ..codegen.printing import NumbaExprPrinter, nested_call, prepare
-from ..codegen.templates import ACTIVATION, render_template
+from ..rendering.modules import DerivationIndex, code_hash, package_files
+from ..rendering.printing import NumbaExprPrinter, nested_call, prepare
+from ..rendering.templates import ACTIVATION, render_template
 from .parser import X
 
 __all__ = ["lower_activation", "derivatives"]
@@ -118,7 +118,7 @@ def derivatives(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
 
 def render_source(expr: sp.Expr) -> str:
     """The source text of the generated module for ``expr``: the template
-    ``asymptotics/codegen/templates/activation.py`` with its placeholders printed from σ, σ', σ''."""
+    ``asymptotics/rendering/templates/activation.py`` with its placeholders printed from σ, σ', σ''."""
     f, d1, d2 = derivatives(expr)
     nb, npp, mp = NumbaExprPrinter(target="real"), _NumpyPrinter(), _MpPrinter()
     lines = []
@@ -145,7 +145,7 @@ def lower_activation(expr: sp.Expr):
     """Render and import the module for ``expr``; returns the module.
 
     A second process finds the module through the derivation index (key: the canonical
-    expression ``srepr(expr)`` and :func:`~asymptotics.codegen.modules.code_hash` of
+    expression ``srepr(expr)`` and :func:`~asymptotics.rendering.modules.code_hash` of
     ``asymptotics/activations`` and ``asymptotics/codegen``), without deriving or printing."""
-    key = code_hash(package_files("activations", "codegen"), extra=f"activation|{sp.srepr(expr)}")
+    key = code_hash(package_files("activations", "rendering"), extra=f"activation|{sp.srepr(expr)}")
     return _INDEX.load(key, "act", lambda: render_source(expr))[0]

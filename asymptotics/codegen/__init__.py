@@ -1,17 +1,20 @@
-"""Generated code (layer 3, and the code-generation infrastructure every layer may use).
+"""Generated code (layer 3): equation systems lowered to compiled modules on disk.
+
+The code-generation infrastructure every layer may use (the printer, the template files and their
+renderer, the module cache) is the layer-0 package :mod:`asymptotics.rendering`; this package
+imports it, never the reverse. Its names are forwarded here for convenience.
 
 * :func:`lower` — an :class:`~asymptotics.symbolic.EquationSystem` rendered to a compiled module
   on disk (:mod:`asymptotics.codegen.systems`), from the template
   ``templates/system_solvers.py``;
 * :class:`NumbaExprPrinter`, :func:`prepare`, :func:`safe_name` — the one printer
-  (:mod:`asymptotics.codegen.printing`);
-* :mod:`asymptotics.codegen.templates` — real template files and their rendering;
+  (:mod:`asymptotics.rendering.printing`);
+* :mod:`asymptotics.rendering.templates` — real template files and their rendering;
 * :mod:`asymptotics.codegen.newton_map` — elementwise two-unknown Newton maps (route C);
-* :mod:`asymptotics.codegen.modules` — the on-disk module cache (one header, one cache key).
+* :mod:`asymptotics.rendering.modules` — the on-disk module cache (one header, one cache key).
 
-Names are imported lazily: importing :mod:`asymptotics.codegen.printing` or
-:mod:`asymptotics.codegen.templates` (as the activations do) loads neither the symbolic systems
-nor any numba kernel.
+Names are imported lazily: importing :mod:`asymptotics.codegen` loads neither the symbolic
+systems nor any numba kernel until :func:`lower` is asked for.
 """
 
 from __future__ import annotations
@@ -26,15 +29,15 @@ def __getattr__(name):
 
         value = getattr(systems, name)
     elif name in ("NumbaExprPrinter", "prepare", "safe_name"):
-        from . import printing
+        from ..rendering import printing
 
         value = getattr(printing, name)
     elif name in ("MARKER", "render_template", "load_template"):
-        from . import templates
+        from ..rendering import templates
 
         value = getattr(templates, name)
     elif name == "load_generated_module":
-        from .modules import load_generated_module as value
+        from ..rendering.modules import load_generated_module as value
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -7,10 +7,10 @@ subexpressions are shared (``sympy.cse``); :func:`cse_lines` is the shared step,
 elementwise Newton map (:mod:`asymptotics.codegen.newton_map`).
 :func:`equation_terms` and :func:`scale_function` give the size of each equation's terms,
 s_i = Σ_k |t_ik| over the terms of F_i = Σ_k t_ik (the arguments of the prepared ``Add``), that
-the stopping rule of :mod:`asymptotics.codegen.templates.system_solvers` uses.
+the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers` uses.
 
 >>> import sympy as sp
->>> from asymptotics.codegen.printing import NumbaExprPrinter
+>>> from asymptotics.rendering.printing import NumbaExprPrinter
 >>> x, a = sp.symbols("x a")
 >>> pr = NumbaExprPrinter({x: "x_x", a: "p_a"})
 >>> print("\n".join(array_function("residual", "x, p", ["    x_x = x[0]", "    p_a = p[0]"],
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .printing import prepare
+from ..rendering.printing import prepare
 
 __all__ = ["cse_lines", "array_function", "equation_terms", "scale_function"]
 
@@ -73,7 +73,7 @@ def equation_terms(expr, prepared: bool = False) -> tuple:
     """The terms t_k of F = Σ_k t_k: the arguments of the prepared expression when it is a sum,
     with a product that has a sum among its factors distributed one level (c·(a + b) → ca, cb),
     so that a rescaled equation 2⁴⁰·(…) has the terms of (…); else the expression itself.
-    ``prepared``: ``expr`` has already been through :func:`~asymptotics.codegen.printing.prepare`."""
+    ``prepared``: ``expr`` has already been through :func:`~asymptotics.rendering.printing.prepare`."""
     out = []
     for t in sp.Add.make_args(expr if prepared else prepare(expr)):
         factors = sp.Mul.make_args(t)

@@ -2,7 +2,7 @@ r"""Elementwise Newton maps for two positive unknowns, rendered from a derived s
 
 For a system F(g; p) = 0 with two unknowns g = (g_0, g_1) > 0 — route C's reduced pencil
 equations for the traces g11, g22 ∈ (0, 1] — :func:`render_newton_map` prints, with the one
-printer (:class:`~asymptotics.codegen.printing.NumbaExprPrinter`) after ``sympy.cse``,
+printer (:class:`~asymptotics.rendering.printing.NumbaExprPrinter`) after ``sympy.cse``,
 
 * ``log_newton_step(U, P, i)``: in the log-unknowns u = log g (positivity built in), with
   J_u = J·diag(g), the step Δ = J_u⁻¹F written out by Cramer's rule,
@@ -17,16 +17,16 @@ printer (:class:`~asymptotics.codegen.printing.NumbaExprPrinter`) after ``sympy.
 
 in place of the placeholders of the template ``templates/newton_map_grid.py``, whose loops
 (``newton_map``: one step clipped to |Δ| ≤ 2 at every point; ``finish``) follow. The module
-goes through the one module cache (:mod:`asymptotics.codegen.modules`).
+goes through the one module cache (:mod:`asymptotics.rendering.modules`).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from ..rendering.printing import NumbaExprPrinter, prepare, safe_name
+from ..rendering.templates import NEWTON_MAP_GRID, render_template
 from .expressions import cse_lines, equation_terms
-from .printing import NumbaExprPrinter, prepare, safe_name
-from .templates import NEWTON_MAP_GRID, render_template
 
 __all__ = ["render_newton_map"]
 

@@ -1,10 +1,10 @@
 r"""Lowering an :class:`~asymptotics.symbolic.EquationSystem` to a compiled module on disk.
 
 :func:`lower` renders one module per system: the system's expressions, printed by
-:class:`~asymptotics.codegen.printing.NumbaExprPrinter` (:mod:`asymptotics.codegen.expressions`),
-in place of the placeholders of the template ``asymptotics/codegen/templates/system_solvers.py``,
+:class:`~asymptotics.rendering.printing.NumbaExprPrinter` (:mod:`asymptotics.codegen.expressions`),
+in place of the placeholders of the template ``asymptotics/rendering/templates/system_solvers.py``,
 whose solver kernels follow verbatim. The module is named by the hash of its source and lives in
-the user cache (:mod:`asymptotics.codegen.modules`); every function is
+the user cache (:mod:`asymptotics.rendering.modules`); every function is
 ``numba.njit(cache=True)``, so a second process loads the machine code instead of compiling.
 The module defines
 
@@ -23,7 +23,7 @@ are the codes of :class:`asymptotics.solvers.Status`; the stopping rule |F_i| �
 the round-off floor and the grid strategy are those documented in the template.
 
 **Fast start.** Deriving a registered system takes seconds of sympy work, so :func:`lower` also
-keeps a :class:`~asymptotics.codegen.modules.DerivationIndex` entry: (registered name, hash of
+keeps a :class:`~asymptotics.rendering.modules.DerivationIndex` entry: (registered name, hash of
 the deriving code — ``asymptotics/symbolic``, ``asymptotics/codegen``, the builder's source file
 — ) or (system fingerprint, hash of the code) → module file. A new process finds the module
 through it without deriving or rendering; the module file itself is still the one named by the
@@ -46,11 +46,11 @@ from types import ModuleType
 
 import sympy as sp
 
+from ..rendering.modules import DerivationIndex, code_hash, package_files
+from ..rendering.printing import NumbaExprPrinter, prepare, safe_name
+from ..rendering.templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
 from ..symbolic.system import EquationSystem
 from .expressions import array_function, scale_function
-from .modules import DerivationIndex, code_hash, package_files
-from .printing import NumbaExprPrinter, prepare, safe_name
-from .templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
 
 __all__ = ["lower", "render_module", "LoweredSystem"]
 
@@ -143,7 +143,7 @@ def render_module(system: EquationSystem) -> str:
 @cache
 def _code_hash() -> str:
     """Hash of the code that derives and renders systems (symbolic/, codegen/, versions)."""
-    return code_hash(package_files("symbolic", "codegen"))
+    return code_hash(package_files("symbolic", "codegen", "rendering"))
 
 
 def _builder_hash(name: str) -> str:

@@ -18,7 +18,7 @@ or a ``scale`` function); Newton also accepts a root at the round-off floor
 Derived systems (:mod:`asymptotics.symbolic`) compiled and solved over grids:
 :func:`compile_system` → :class:`CompiledSystem` (``.solve(**params)``, ``.solve_grid(**arrays)``).
 The compiled Newton, its round-off stopping rule and the grid driver are one template,
-``asymptotics/codegen/templates/system_solvers.py``, rendered into every lowered system's module
+``asymptotics/rendering/templates/system_solvers.py``, rendered into every lowered system's module
 by :func:`asymptotics.codegen.lower` (numba caches a kernel bound to module-level functions across
 processes, but not one that takes compiled callables as arguments).
 

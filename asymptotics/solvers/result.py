@@ -1,7 +1,7 @@
 r"""The result of every solver: the value together with how it was obtained.
 
 One status vocabulary for the whole package (:class:`Status`): the Python solvers, the compiled
-kernels (which return the integer code; see ``asymptotics/codegen/templates/system_solvers.py``)
+kernels (which return the integer code; see ``asymptotics/rendering/templates/system_solvers.py``)
 and the theory drivers all report one of these, and a result row shows its :attr:`Status.label`.
 
 ====  =================  ==========================================================================

@@ -19,7 +19,7 @@ the system), accepting a root at the round-off floor (|F_i| ≤ 64·ε·s_i and 
 flagged ``at_roundoff_floor``); along a grid each point starts from the previous converged one
 (warm start), then from the system's start values, then by continuation of the system's
 homotopy parameter from where the start is exact (e.g. λ → ∞). The loops are the template
-``asymptotics/codegen/templates/system_solvers.py``. Failures raise
+``asymptotics/rendering/templates/system_solvers.py``. Failures raise
 :class:`~asymptotics.errors.ConvergenceError` (or, with ``on_failure="return"``, are flagged in
 ``status`` with NaN outputs — never silently). Statuses are :class:`~asymptotics.solvers.Status`.
 """

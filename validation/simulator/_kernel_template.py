@@ -1,6 +1,6 @@
 """Compiled kernels of the simulator, specialised to one student activation σ.
 
-This file is a template (:mod:`asymptotics.codegen.templates`): ``Activation.specialise`` renders
+This file is a template (:mod:`asymptotics.rendering.templates`): ``Activation.specialise`` renders
 it to a module on disk whose header binds ``sigma`` and ``dsigma`` to the activation's compiled
 scalar functions σ and σ', so that ``numba.njit(cache=True)`` keeps the machine code between
 processes. Everything from the marker line on is copied verbatim.

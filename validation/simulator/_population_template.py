@@ -1,6 +1,6 @@
 """Compiled kernels of the exact population risk, specialised to one student activation σ.
 
-A template (:mod:`asymptotics.codegen.templates`): ``Activation.specialise`` renders it to a
+A template (:mod:`asymptotics.rendering.templates`): ``Activation.specialise`` renders it to a
 module whose header binds ``sigma`` to the student's compiled σ; see
 :mod:`validation.simulator.population` for the mathematics.
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from asymptotics.activations import Activation
 
+from .cross_term import MEHLER_RHO, QUAD_RTOL, cross_two_dim, test_neurons
 from .kernels import population_kernels
-from .population import MEHLER_RHO, QUAD_RTOL, cross_two_dim, test_neurons
 from .quadrature import (
     HALF_RANGE,
     adaptive_rule,

@@ -63,15 +63,13 @@ import numpy as np
 
 from asymptotics.activations import Activation
 
+from .cross_term import MEHLER_RHO, QUAD_RTOL, cross_two_dim
 from .dual_kernels import CLOSED_FORMS, dual_quadratic_rows, pair_kernel
+from .hermite import hermite_risk
 from .kernels import population_kernels
 from .quadrature import HALF_RANGE, adaptive_rule, conditional_coefficients, inner_edges
 
 __all__ = ["PopulationRisk", "population_risk", "ge_population_risk", "teacher_moments", "teacher_hermite"]
-
-#: Relative accuracy asked of every quadrature (far below the truncation tolerance).
-QUAD_RTOL = 1e-13
-
 
 @dataclass(frozen=True)
 class PopulationRisk:
@@ -167,8 +165,6 @@ def population_risk(
         return PopulationRisk(
             quad - 2 * cross + target, 2 * cross_bound, method=f"dual-{student.builtin}", target_energy=target
         )
-    from .hermite import hermite_risk
-
     h = hermite_risk(C, coef, s2, proj, student, teacher, rtol * target, W.shape[0])
     return PopulationRisk(
         h["quad"] - 2 * h["cross"] + target, h["bound"] + 2 * h["cross_bound"], h["quad_error"], h["orders"],
@@ -176,8 +172,6 @@ def population_risk(
     )  # fmt: skip
 
 
-#: Neurons with |ρᵢ| = |⟨wᵢ, β⟩|/‖wᵢ‖ up to this get the cross term from Mehler's series in ρᵢ.
-MEHLER_RHO = 0.25
 #: Orders of that series (0.25^{25} ≈ 10⁻¹⁵; the tail is bounded and reported).
 MEHLER_ORDER = 24
 
@@ -228,38 +222,3 @@ def _cross_term(proj, coef, s2, student: Activation, teacher: Activation, closed
         total += cross_two_dim(coef[big], rho[big] * s[big], s[big] * np.sqrt(np.maximum(0.0, 1.0 - rho[big] ** 2)),
                                student, teacher)  # fmt: skip
     return total, bound
-
-
-def cross_two_dim(coef, slope, scale, student: Activation, teacher: Activation) -> float:
-    """Σᵢ coefᵢ E_z[σ*(z) a₀(slopeᵢ z; scaleᵢ)] (wᵢ·x = slopeᵢ z + scaleᵢ ξ, z = ⟨β, x⟩) by an
-    adaptive rule in z split at the kinks of σ*, driven by the neurons with the sharpest integrands."""
-    kern = population_kernels(student)
-    kinks = np.asarray(student.kinks, dtype=float)
-    edges = inner_edges(kern, kinks, [scale.min(), scale.max(), float(np.median(scale))])
-    test = test_neurons(np.abs(slope) / np.maximum(scale, 1e-300))
-
-    def fn(z):
-        sp = (slope[test, None] * z[None, :]).ravel()
-        tp = np.repeat(scale[test], z.size)
-        A, _ = conditional_coefficients(kern, sp, tp, edges, kinks, 0)
-        f = np.asarray(teacher.numpy(z), dtype=float)
-        return np.concatenate([A[0].reshape(test.size, z.size) * f[None, :], f[None, :] ** 2])
-
-    z, wz = adaptive_rule(fn, np.linspace(-HALF_RANGE, HALF_RANGE, 7), kinks=teacher.kinks, rtol=QUAD_RTOL)
-    fz = np.asarray(teacher.numpy(z), dtype=float) * wz
-    total = 0.0
-    block = max(1, int(2**22 // max(z.size, 1)))  # bounded memory: 4M points per block
-    for i0 in range(0, slope.size, block):
-        i1 = min(slope.size, i0 + block)
-        sp = (slope[i0:i1, None] * z[None, :]).ravel()
-        tp = np.repeat(scale[i0:i1], z.size)
-        A, _ = conditional_coefficients(kern, sp, tp, edges, kinks, 0)
-        total += float(coef[i0:i1] @ (A[0].reshape(i1 - i0, z.size) @ fz))
-    return total
-
-
-def test_neurons(difficulty: np.ndarray, count: int = 6) -> np.ndarray:
-    """Indices of the neurons with the hardest integrands, plus a few spread over the rest."""
-    order = np.argsort(-difficulty, kind="stable")
-    spread = order[np.linspace(0, order.size - 1, min(order.size, count)).astype(int)]
-    return np.unique(np.concatenate([order[:count], spread]))

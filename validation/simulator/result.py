@@ -16,7 +16,7 @@ __all__ = ["SimulationResult", "aggregate", "versions"]
 
 def versions() -> dict:
     """Versions of the package and the numerical stack."""
-    from asymptotics import __version__
+    from asymptotics._version import __version__
 
     out = {"asymptotics": __version__, "python": platform.python_version()}
     for mod in ("numpy", "scipy", "numba"):

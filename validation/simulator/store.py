@@ -36,7 +36,7 @@ __all__ = ["SeedStore", "code_version", "default_store_dir"]
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Hash of the simulator's source files, the package version and numpy/scipy/numba versions."""
-    from asymptotics import __version__
+    from asymptotics._version import __version__
 
     h = hashlib.sha256(__version__.encode())
     for mod in ("numpy", "scipy", "numba"):

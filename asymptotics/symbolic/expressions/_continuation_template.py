@@ -1,5 +1,5 @@
 """Template of the compiled continuation in the Gaussian scale t (rendered per system by
-:func:`asymptotics.codegen.templates.load_template`, the placeholders bound to the functions of
+:func:`asymptotics.rendering.templates.load_template`, the placeholders bound to the functions of
 the system's generated module).
 
 At each parameter point: start at t = 0 from the exact free-limit solution ``start(p)``

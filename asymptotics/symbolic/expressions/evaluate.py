@@ -3,7 +3,7 @@ r"""Evaluating a :class:`~.derivation.Derivation`: the compiled solver over a gr
 The reduced system (with the Gaussian scale t as a parameter) is lowered once by
 :func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached: residual,
 Jacobian, outputs, start, Newton with Armijo line search); the continuation driver
-``_continuation_template.py`` is bound to it by :func:`asymptotics.codegen.templates.load_template`
+``_continuation_template.py`` is bound to it by :func:`asymptotics.rendering.templates.load_template`
 (also cached). At every point: the exact free-limit solution g = q0⁻¹ at t = 0, then steps
 t → 1 with a secant predictor and Newton corrector, a step accepted only when Newton converges
 and moves the prediction by at most ``STEPS[3]`` (relative), halved otherwise down to
@@ -167,7 +167,7 @@ def _check_free_limit(D, full: dict, dt, params: dict):
 def continuation_module(lowered):
     """The compiled continuation driver for a lowered system (``_continuation_template.py``
     bound to its generated module; cached on disk like every generated module)."""
-    from ...codegen.templates import load_template
+    from ...rendering.templates import load_template
 
     name = lowered.module.__name__
     bindings = {k: (name, k) for k in ("start", "outputs", "newton")}

@@ -3,7 +3,7 @@ r"""Route C's compiled kernels: the reduced pencil system's Newton map, rendered
 The reduced route-C system (:func:`.route_pencil.schur_system`) has two unknowns, the traces
 g11, g22 ∈ (0, 1], and closed-form tangents. Its hot path is an elementwise Newton map in the
 log-traces rendered by :func:`asymptotics.codegen.newton_map.render_newton_map` into the template
-``asymptotics/codegen/templates/newton_map_grid.py`` (one printer, one header, one cache key: the
+``asymptotics/rendering/templates/newton_map_grid.py`` (one printer, one header, one cache key: the
 hash of the module's source):
 
 * ``newton_map(U, P)`` — ONE Newton step per grid point in u = log g, clipped to |Δu| ≤ 2,
@@ -15,14 +15,14 @@ hash of the module's source):
 
 :func:`load_kernels` finds the module through the derivation index without any sympy work when
 the deriving code (this file, ``route_pencil.py``, ``derivation.py``, ``asymptotics/symbolic``,
-``asymptotics/codegen``) is unchanged (see :mod:`asymptotics.codegen.modules`).
+``asymptotics/codegen``) is unchanged (see :mod:`asymptotics.rendering.modules`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...codegen.modules import DerivationIndex, code_hash, package_files
+from ...rendering.modules import DerivationIndex, code_hash, package_files
 
 __all__ = ["render_kernels", "load_kernels"]
 
@@ -41,7 +41,7 @@ def render_kernels(system, tangents, d_ds, source) -> str:
 def _code_key() -> str:
     here = Path(__file__)
     files = [here, here.with_name("route_pencil.py"), here.with_name("derivation.py")]
-    return code_hash(files + package_files("symbolic", "codegen"), extra="route_c_kernels")
+    return code_hash(files + package_files("symbolic", "codegen", "rendering"), extra="route_c_kernels")
 
 
 def load_kernels(build):

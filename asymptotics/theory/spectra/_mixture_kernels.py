@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ...codegen.templates.system_solvers import (
+from ...rendering.templates.system_solvers import (
     solve_linear as solve_linear_nb,  # the one compiled linear solve
 )
 

@@ -1,6 +1,6 @@
 r"""Compiled reduced response system of K readout types (block Marchenko–Pastur prior).
 
-This file is a template (:mod:`asymptotics.codegen.templates`) whose placeholders are bound to
+This file is a template (:mod:`asymptotics.rendering.templates`) whose placeholders are bound to
 the rendered ``_linalg_template.py`` (:func:`~asymptotics.theory.spiked_rf.kernels.block_kernels`);
 everything from the marker line on is copied verbatim.
 

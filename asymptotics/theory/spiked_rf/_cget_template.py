@@ -1,6 +1,6 @@
 r"""Compiled Gaussian moments of the cGET coefficients, specialised to one activation σ.
 
-This file is a template (:mod:`asymptotics.codegen.templates`): :mod:`.kernels` renders it with
+This file is a template (:mod:`asymptotics.rendering.templates`): :mod:`.kernels` renders it with
 :meth:`asymptotics.activations.Activation.specialise` to a module whose header binds ``sigma`` to
 the activation's compiled scalar σ (centred, as the theory uses it), so that
 ``numba.njit(cache=True)`` keeps the machine code between processes. Everything from the marker

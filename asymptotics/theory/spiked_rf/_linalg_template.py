@@ -1,6 +1,6 @@
 r"""Compiled small dense linear algebra and the Anderson step, shared by the sRF kernels.
 
-This file is a template (:mod:`asymptotics.codegen.templates`) without placeholders:
+This file is a template (:mod:`asymptotics.rendering.templates`) without placeholders:
 :func:`~asymptotics.theory.spiked_rf.kernels.linalg_kernels` renders it into the user cache, and
 the solver templates of this package bind their placeholders to its functions. Everything from
 the marker line on is copied verbatim.
@@ -8,7 +8,7 @@ the marker line on is copied verbatim.
 * :func:`jacobi_svd`, :func:`lstsq_jacobi` — one-sided Jacobi SVD (singular values to high relative
   accuracy) and the minimum-norm least-squares solution with LAPACK gelsd's rank rule;
 * :func:`lu_solve`, :func:`lu_solve_many` — Gaussian elimination with partial pivoting (small
-  systems, one or several right-hand sides; ``codegen/templates/small_linalg.py``, included by
+  systems, one or several right-hand sides; ``rendering/templates/small_linalg.py``, included by
   rendering, with its exact-singularity contract);
 * :func:`spectral_radius_2x2` — the largest |λ| of a 2×2 matrix in closed form;
 * :func:`anderson_update` — one step of :class:`asymptotics.solvers.Anderson` (type II, with the
@@ -26,7 +26,7 @@ from numba import njit
 from asymptotics.solvers.result import Status
 
 # placeholders: included
-from ...codegen.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair
+from ...rendering.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair
 
 # ---- kernels (copied into the rendered module) ----
 

@@ -1,6 +1,6 @@
 r"""Compiled fixed point of the spiked-RF ridge readout: acceleration, assembly, continuation, grids.
 
-This file is a template (:mod:`asymptotics.codegen.templates`):
+This file is a template (:mod:`asymptotics.rendering.templates`):
 :func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` binds its linear algebra to the rendered
 ``_linalg_template.py``, defines the Marchenko–Pastur moments from the source of :mod:`.prior_mp`
 and renders it into the user cache (one

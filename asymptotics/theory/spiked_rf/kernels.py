@@ -46,7 +46,7 @@ def moment_kernels(act: Activation):
 @lru_cache(maxsize=1)
 def linalg_kernels():
     """The small linear algebra and the Anderson step (rendered and compiled on first use)."""
-    from ...codegen.templates import SMALL_LINALG, load_template
+    from ...rendering.templates import SMALL_LINALG, load_template
 
     return load_template(LINALG_TEMPLATE, {}, "asymptotics.theory.spiked_rf", prefix="srf_linalg",
                          include=(SMALL_LINALG,))
@@ -55,7 +55,7 @@ def linalg_kernels():
 def _bound(template: Path, prefix: str, definitions: str = ""):
     """Render ``template`` with its placeholders from ``_linalg_template.py`` bound to the rendered
     linear algebra (the others given by ``definitions``)."""
-    from ...codegen.templates import load_template, placeholders
+    from ...rendering.templates import load_template, placeholders
 
     mod = linalg_kernels()
     bindings = {f: (mod.__name__, f) for f in sorted(placeholders(template)) if hasattr(mod, f)}

@@ -1,6 +1,6 @@
 r"""Small dense linear algebra for the compiled large-step fixed point (a template).
 
-This file is a template (:mod:`asymptotics.codegen.templates`) without placeholders: it is rendered
+This file is a template (:mod:`asymptotics.rendering.templates`) without placeholders: it is rendered
 to a module in the user cache by :mod:`.compiled`, and the fixed-point template binds its functions
 by name, so a change here gives the fixed-point module a new name (and fresh machine code).
 
@@ -15,7 +15,7 @@ never exceptions: a kernel that loops over a grid must not stop.
   :func:`subtract_rows`, four rows at a time); :func:`dot` — an inner product in order;
 * :func:`lu_factor`, :func:`lu_solve_vec`, :func:`lu_solve_rows` — LU with partial pivoting (a
   zero or non-finite pivot is reported, as LAPACK's ``getrf`` does; the pivot search and row
-  exchanges of ``codegen/templates/small_linalg.py``, included by rendering);
+  exchanges of ``rendering/templates/small_linalg.py``, included by rendering);
 * :func:`weighted_gram` — Aᵀ diag(d) A;  :func:`gram_rows` — RᵀR;  :func:`matmul`,
   :func:`matmul_tn` (AᵀB), :func:`matvec`, :func:`rmatvec` (Aᵀx);
 * :func:`householder` — a Householder reflector (LAPACK's ``dlarfg``).
@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ....codegen.templates.small_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
+from ....rendering.templates.small_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
 

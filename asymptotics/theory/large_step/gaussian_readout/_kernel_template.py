@@ -1,6 +1,6 @@
 r"""The compiled fixed point of the large-step risk with a Gaussian readout (a template).
 
-Rendered by :mod:`.compiled` (:mod:`asymptotics.codegen.templates`): the placeholders above the
+Rendered by :mod:`.compiled` (:mod:`asymptotics.rendering.templates`): the placeholders above the
 marker are bound to the dense linear algebra (``_dense_template.py``), the spectral radius
 (``_spectral_template.py``) and the spike–mean block (``_mean_block_template.py``). The equations are
 those of

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ....codegen.templates.small_linalg import jacobi_rotation, rotate_pair  # placeholders: included
+from ....rendering.templates.small_linalg import jacobi_rotation, rotate_pair  # placeholders: included
 from ._dense_template import accumulate_rows, dot, householder  # placeholders: bound by rendering
 
 # ---- kernels (copied into the rendered module) ----

@@ -1,7 +1,7 @@
 r"""The compiled kernels of the large-step fixed point and the call into them.
 
 :func:`kernels` renders the template files of this package through
-:func:`asymptotics.codegen.templates.load_template`, each with its placeholders bound to the modules
+:func:`asymptotics.rendering.templates.load_template`, each with its placeholders bound to the modules
 rendered before it: ``_dense_template.py`` (small dense linear algebra), ``_spectral_template.py``
 (extreme eigenvalues, truncated SVD), ``_mean_block_template.py`` (the spike–mean block) and
 ``_kernel_template.py`` (the response map, its Anderson loop, the variance equations and a path over
@@ -19,7 +19,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ....codegen.templates import SMALL_LINALG, kernel_names, load_template, placeholders
+from ....rendering.templates import SMALL_LINALG, kernel_names, load_template, placeholders
 from .model import GaussianReadoutModel
 
 __all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]

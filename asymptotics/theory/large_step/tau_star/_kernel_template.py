@@ -1,6 +1,6 @@
 r"""Compiled kernels of τ*, specialised to one student activation σ.
 
-This file is a template (:mod:`asymptotics.codegen.templates`): :mod:`.kernels` renders it with
+This file is a template (:mod:`asymptotics.rendering.templates`): :mod:`.kernels` renders it with
 ``Activation.specialise`` to a module whose header binds ``sigma`` to the student's compiled scalar
 σ (raw, uncentred), so that ``numba.njit(cache=True)`` keeps the machine code between processes.
 Everything from the marker line on is copied verbatim; above it, ``sigma`` is a placeholder (a test

@@ -14,7 +14,7 @@ activation's compiled σ, the simulator's and large-step kernels specialised fro
 Rendering an equation system needs its symbolic derivation (seconds of sympy work). To start a
 second process fast, :class:`DerivationIndex` maps a *derivation key* — a hash of the code that
 derives and renders (:func:`code_hash`: the package version, sympy's, and the source files of
-``asymptotics/symbolic``, ``asymptotics/codegen`` and the theory module that builds the system) —
+``asymptotics/symbolic``, ``asymptotics/codegen``, ``asymptotics/rendering`` and the theory module that builds the system) —
 to the module file, so that the module is found without deriving anything. The index is a
 shortcut only: the file it names is still the hash-named module above, and a stale or missing
 entry just means deriving and rendering again.

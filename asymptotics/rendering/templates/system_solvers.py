@@ -3,7 +3,7 @@ r"""Template: the compiled solver loops of a lowered equation system F(x; p) = 0
 :func:`asymptotics.codegen.lower` renders a system's expressions — ``residual``,
 ``residual_scale``, ``jacobian``, ``outputs``, ``start`` and the constant ``N_OUTPUTS`` — in place
 of the placeholders below and copies the kernels from the marker line on (see
-:mod:`asymptotics.codegen.templates`). The kernels are the one compiled Newton family of the
+:mod:`asymptotics.rendering.templates`). The kernels are the one compiled Newton family of the
 package; they return the integer codes of :class:`asymptotics.solvers.Status`.
 
 **Stopping rule.** With s_i(x) = Σ_k |t_ik(x)| the size of the terms of equation i

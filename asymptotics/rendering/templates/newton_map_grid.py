@@ -2,14 +2,14 @@ r"""Template: the grid loops of an elementwise Newton map for two positive unkno
 
 :func:`asymptotics.codegen.newton_map.render_newton_map` renders, from a system
 F(g; p) = 0 with two unknowns g = (g_0, g_1) > 0, the per-point placeholders below and copies
-the loops from the marker line on (see :mod:`asymptotics.codegen.templates`):
+the loops from the marker line on (see :mod:`asymptotics.rendering.templates`):
 
 ``log_newton_step(U, P, i)`` → (Δ_0, Δ_1)
     the Newton step in the log-unknowns u = log g at grid point i (column i of U, row i of P):
     J_u Δ = F with J_u = ∂F/∂u = J·diag(g), the 2×2 solve written out (Cramer);
 ``finish_point(U, P, i, Y)`` → residual
     at the solution: the outputs into row i of Y and the residual max_k |F_k|/max(1, s_k), with
-    s_k = Σ |terms of F_k| (the stopping rule of :mod:`asymptotics.codegen.templates.system_solvers`).
+    s_k = Σ |terms of F_k| (the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers`).
 
 The loops: ``newton_map(U, P)`` takes ONE step at every point, u ← u − clip(Δ) with each
 component clipped to |Δ| ≤ CLIP (so that g = eᵘ stays positive — the Stieltjes branch — and a

@@ -3,7 +3,7 @@
 A template is an ordinary Python module (linted, importable and tested like any other) whose
 compiled kernels call a few *placeholder* functions defined above the line :data:`MARKER`.
 Rendering keeps everything from the marker on, verbatim, and puts in front of it the one header
-of generated modules (:func:`asymptotics.codegen.modules.header`), the template's own imports and
+of generated modules (:func:`asymptotics.rendering.modules.header`), the template's own imports and
 the placeholders' replacements, either
 
 * **bound** to compiled functions of an already imported module (``bindings``: placeholder →
@@ -12,7 +12,7 @@ the placeholders' replacements, either
   :mod:`asymptotics.codegen.expressions`, e.g. the residual and Jacobian of an equation system).
 
 The result is written to a module named by the hash of its whole source
-(:func:`asymptotics.codegen.modules.load_generated_module`) and imported, so that
+(:func:`asymptotics.rendering.modules.load_generated_module`) and imported, so that
 ``numba.njit(cache=True)`` keeps the machine code between processes: a compiled callable passed
 as an *argument* could not be cached, a module-level global can.
 

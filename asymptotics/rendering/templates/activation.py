@@ -2,10 +2,10 @@ r"""Template: an activation σ as compiled scalar, vectorised numpy and mpmath f
 
 :func:`asymptotics.activations.lowering.render_source` prints σ, σ', σ'' (derived by sympy) in
 place of the placeholders below — ``f, df, d2f`` with the real target of
-:class:`asymptotics.codegen.printing.NumbaExprPrinter`, ``f_np, df_np, d2f_np`` for numpy/scipy,
+:class:`asymptotics.rendering.printing.NumbaExprPrinter`, ``f_np, df_np, d2f_np`` for numpy/scipy,
 ``f_mp, df_mp`` for mpmath — and copies the lines from the marker on, which compile the scalar
 functions (``numba.njit(cache=True)``: callable from other compiled kernels, kept between
-processes). See :mod:`asymptotics.codegen.templates`.
+processes). See :mod:`asymptotics.rendering.templates`.
 
 The placeholders are σ = erf, with σ' = (2/√π) e^{−x²} and σ'' = −2x σ', so that this file is
 a working module when imported directly (as the tests do).

@@ -1,6 +1,6 @@
 r"""Template: Gaussian elimination with partial pivoting, the one compiled dense solve of small systems.
 
-A template (:mod:`asymptotics.codegen.templates`) without placeholders. It is imported as a plain
+A template (:mod:`asymptotics.rendering.templates`) without placeholders. It is imported as a plain
 module where a kernel of the package needs it (``system_solvers.py`` imported directly) and copied
 into a rendered module by ``render_template(..., include=(SMALL_LINALG,))`` (the spiked-RF linear
 algebra, the large-step dense algebra, every lowered equation system), so that the module's name,
