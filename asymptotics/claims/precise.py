@@ -73,6 +73,8 @@ def gaussian_constants(spec: str, center: bool = True, dps: int = 30) -> Gaussia
         m1 = _gauss_expect(lambda z: z * f(z), kinks, dps)
         e2 = _gauss_expect(lambda z: f(z) ** 2, kinks, dps)
         mu2_sq = e2 - m0 * m0 - m1 * m1
+        # a constant below the quadrature's resolution vanishes by parity (μ1 of an even σ): exactly 0
+        m0, m1 = (mpmath.mpf(0) if _tiny(x, dps) else x for x in (m0, m1))
     if not center and abs(m0) > mpmath.mpf(10) ** (-dps):
         raise ParameterError("center", False, "True for the one-step theory", f"μ0 = {mpmath.nstr(m0, 6)} ≠ 0")
     return GaussianConstantsMP(mpmath.mpf(0) if center else m0, m1, mu2_sq)
