@@ -23,7 +23,7 @@ import numpy as np
 from .elements import simulation_markers, theory_line, threshold_line
 from .style import color
 
-__all__ = ["histogram_steps", "spectrum_panel", "spectrum_figure"]
+__all__ = ["histogram_steps", "spectrum_panel"]
 
 
 def histogram_steps(ax, edges, density, *, label: str | None = None, i: int = 1, alpha: float = 0.35, **kw):
@@ -57,23 +57,3 @@ def spectrum_panel(ax, edges, empirical, *, se=None, x=None, density=None, suppo
         ax.plot(obs, np.zeros_like(obs), "|", color=color(i + 1), markersize=14, markeredgewidth=1.5,
                 label="simulated top eigenvalues", zorder=4, clip_on=False)
     ax.set_ylim(bottom=0.0)
-
-
-def spectrum_figure(edges, empirical, theory=None, *, se=None, observed=(), title: str = "",
-                    xlabel: str = "eigenvalue", ylabel: str = "density"):
-    """A one-panel figure: :func:`spectrum_panel` with the density, edges and outliers of a
-    :class:`~asymptotics.theory.spectra.SpectrumResult` ``theory`` (outliers with a ``location``)."""
-    from .style import new_figure
-
-    fig, ax = new_figure()
-    kw = {}
-    if theory is not None:
-        kw = {"x": theory.x, "density": theory.density, "support_edges": theory.edges,
-              "outliers": [o.location for o in theory.outliers if o.location is not None]}
-    spectrum_panel(ax, edges, empirical, se=se, observed=observed, **kw)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.legend(loc="upper right")
-    return fig

@@ -27,7 +27,7 @@ import sympy as sp
 from ..errors import ParameterError
 from .system import EquationSystem
 
-__all__ = ["eliminate", "numerator", "polynomial_reduce", "resultant_eliminate"]
+__all__ = ["eliminate", "numerator", "polynomial_reduce"]
 
 
 def numerator(expr) -> sp.Expr:
@@ -196,12 +196,6 @@ def _strip_content(expr, unknowns):
     p = sp.Poly(expr, *unknowns)
     content, prim = p.primitive()
     return sp.expand(prim.as_expr())
-
-
-def resultant_eliminate(eqs, var) -> sp.Expr:
-    """The resultant of two polynomials with respect to ``var`` (wrapper kept for readability)."""
-    f, g = eqs
-    return sp.expand(sp.resultant(f, g, var))
 
 
 def polynomial_reduce(system: EquationSystem, order=None, *, method: str = "groebner") -> list:

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["CLOSED_FORMS", "pair_kernel", "mean_value", "dual_quadratic_rows"]
+__all__ = ["CLOSED_FORMS", "pair_kernel", "dual_quadratic_rows"]
 
 #: Built-in activations with a closed-form dual kernel, and their kernel codes.
 CLOSED_FORMS = {"erf": 0, "relu": 1, "sin": 2, "linear": 3}
@@ -85,9 +85,3 @@ def pair_kernel(name: str, a, b, C, offset: float = 0.0, offset2: float | None =
     for i, (x, y, z) in enumerate(zip(a.ravel(), b.ravel(), C.ravel(), strict=True)):
         flat[i] = _kernel(code, x, y, z) - o2 * _mean(code, x) - offset * _mean(code, y) + offset * o2
     return out
-
-
-def mean_value(name: str, a) -> np.ndarray:
-    """E σ(u) for u ~ N(0, a), uncentred σ."""
-    code = CLOSED_FORMS[name]
-    return np.array([_mean(code, float(x)) for x in np.atleast_1d(a)])

@@ -36,7 +36,6 @@ from .spike_parameters import bbp_separated, spike_parameters
 
 __all__ = [
     "top_singular_value_sq",
-    "overlap_spike_sq",
     "alignment_teacher",
     "alignment_readout",
     "teacher_energy",
@@ -103,13 +102,6 @@ def top_singular_value_sq(model: OneStepModel, psi1, psi2, eta):
     below (continuous at θ⁴ = ψ2)."""
     p = spike_parameters(model, psi1, psi2, eta)
     return _out(_top_sv2(p.theta_sq, p.psi2, p.separated))
-
-
-def overlap_spike_sq(model: OneStepModel, psi1, psi2, eta):
-    r"""⟨u₁, u⟩² → (θ⁴ − ψ2)₊/(θ²(1 + θ²)): overlap of the top left singular vector with the
-    spike direction u."""
-    p = spike_parameters(model, psi1, psi2, eta)
-    return _out(_overlap_u(p.theta_sq, p.psi2, p.separated))
 
 
 def alignment_teacher(model: OneStepModel, psi1, psi2, eta):

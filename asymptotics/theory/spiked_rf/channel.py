@@ -41,7 +41,6 @@ __all__ = [
     "prediction_variance",
     "mean_prediction",
     "conditional_error",
-    "channel_weight",
     "response_conjugates",
     "overlap_conjugates",
     "spike_conjugate",
@@ -194,11 +193,6 @@ def mean_prediction(mu0, mu1, kappa, m, t) -> np.ndarray:
 def conditional_error(h, h1t, h2t, omega_bar, psi_mu1, q, noise_var: float = 0.0) -> np.ndarray:
     r"""E(κ) = h̃2 + σ_ε² − 2 ω̄ h + ω̄² − 2 (Σ_k ψ_k μ1k) h̃1 + q."""
     return h2t + noise_var - 2.0 * omega_bar * h + omega_bar**2 - 2.0 * psi_mu1 * h1t + q
-
-
-def channel_weight(V, ratio: float) -> np.ndarray:
-    r"""ŵ(κ) = (α/β)/(1 + V(κ)); ``ratio`` is α/β = n/p."""
-    return ratio / (1.0 + V)
 
 
 def response_conjugates(rule: KappaRule, mu1, mu2_sq, what) -> tuple[np.ndarray, np.ndarray]:

@@ -48,7 +48,6 @@ __all__ = [
     "block_tangent",
     "block_second_order_map",
     "solve_block_mp",
-    "block_free_energy",
 ]
 
 
@@ -156,14 +155,3 @@ def block_second_order_map(state: BlockMPState) -> np.ndarray:
     L[K * K:, : K * K] = P @ dG
     L[K * K:, K * K:] = P @ dg
     return L
-
-
-def block_free_energy(state: BlockMPState) -> float:
-    r"""Φ = Σₖ πₖ[log(Dₖ + τₖ) − τₖ/(Dₖ + τₖ)] + (1/β) log det(I + β V̂1 Λ) ≈ (1/p) log det A."""
-    K = state.c.size
-    s = state.D + state.tau
-    M = np.eye(K) + state.beta * state.V1hat * state.Lam[None, :]
-    sign, logdet = np.linalg.slogdet(M)
-    if sign <= 0:
-        raise ConvergenceError("block MP: I + βV̂1Λ is not positive definite", state)
-    return float(np.sum(state.pi * (np.log(s) - state.tau / s)) + logdet / state.beta)
