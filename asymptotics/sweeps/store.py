@@ -64,12 +64,6 @@ def _pa_types():
     }
 
 
-def _partition_type(values):
-    import pyarrow as pa
-
-    return pa.string() if any(isinstance(v, str) for v in values) else pa.int64()
-
-
 class SweepStore:
     """A sweep's output directory (see the module docstring)."""
 
