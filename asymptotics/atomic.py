@@ -25,11 +25,24 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import ParameterError
+from .errors import MAX_ECHO, ParameterError, shorten
 
-__all__ = ["write_bytes", "write_text", "output_dir", "check_file_target"]
+__all__ = ["write_bytes", "write_text", "output_dir", "check_file_target", "path_error"]
 
 _FIX = "choose another location"
+
+
+#: Longest path an error message names whole (other values are cut at ``errors.MAX_ECHO``).
+PATH_ECHO = 1000
+
+
+def path_error(name: str, path, valid: str, hint: str = "") -> ParameterError:
+    """A :class:`ParameterError` about the path ``path`` that names it whole (a path cut in the
+    middle does not say which file was meant)."""
+    err = ParameterError(name, str(path), valid, hint)
+    if len(repr(str(path))) > MAX_ECHO:
+        err.args = (str(err).replace(shorten(str(path)), shorten(str(path), PATH_ECHO), 1),)
+    return err
 
 
 def _umask_mode() -> int:
@@ -62,11 +75,11 @@ def _why(exc: OSError) -> str:
 
 def _refuse(name: str, path: Path, valid: str, exc: OSError | None = None, where: Path | None = None) -> ParameterError:
     hint = f"cannot write in {where}: {_why(exc)}; {_FIX}" if exc is not None else ""
-    return ParameterError(name, str(path), valid, hint)
+    return path_error(name, str(path), valid, hint)
 
 
 def _a_directory(name: str, path: Path) -> ParameterError:
-    return ParameterError(name, str(path), "a file path, not a directory",
+    return path_error(name, str(path), "a file path, not a directory",
                           f"give a file name inside it, e.g. {path / ('result' + (path.suffix or '.json'))}")
 
 
@@ -75,9 +88,9 @@ def _missing_folder(name: str, path: Path) -> ParameterError:
     parent = path.parent
     for p in (parent, *parent.parents):  # the first existing ancestor says what is wrong
         if _is_file(p):
-            return ParameterError(name, str(path), "a file in an existing directory",
+            return path_error(name, str(path), "a file in an existing directory",
                                   f"{p} is a file, not a directory; {_FIX}")
-    return ParameterError(name, str(path), "a file in an existing directory",
+    return path_error(name, str(path), "a file in an existing directory",
                           f"{parent} does not exist; create it first or {_FIX}")
 
 
@@ -108,7 +121,7 @@ def output_dir(path: str | os.PathLike, name: str = "--out") -> Path:
     it; any failure is one :class:`ParameterError` naming ``name``. Returns the path."""
     path = Path(path)
     if _is_file(path):
-        raise ParameterError(name, str(path), "a directory, not an existing file",
+        raise path_error(name, str(path), "a directory, not an existing file",
                              f"{path} is a file; {_FIX} or remove the file")
     _make_dir(path, name)
     _probe(path, name, path, "a writable directory")
@@ -122,7 +135,7 @@ def _make_dir(path: Path, name: str) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         blocker = next((p for p in path.parents if _is_file(p)), path)
-        raise ParameterError(name, str(path), "a directory that can be created",
+        raise path_error(name, str(path), "a directory that can be created",
                              f"{blocker} is a file, not a directory; {_FIX}") from None
     except OSError as exc:
         where = next((p for p in path.parents if _is_dir(p)), path.parent)

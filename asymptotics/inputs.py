@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import ParameterError
+from .atomic import path_error
 
 __all__ = ["input_file", "read_text"]
 
@@ -22,11 +22,11 @@ def input_file(path: str | os.PathLike, name: str, what: str) -> Path:
     path = Path(path)
     try:
         if path.is_dir():
-            raise ParameterError(name, str(path), what, "it is a directory; give a file in it")
+            raise path_error(name, str(path), what, "it is a directory; give a file in it")
         if not path.exists():
-            raise ParameterError(name, str(path), what, "no such file")
+            raise path_error(name, str(path), what, "no such file")
     except OSError as exc:
-        raise ParameterError(name, str(path), what, f"cannot read it: {exc.strerror or exc}") from None
+        raise path_error(name, str(path), what, f"cannot read it: {exc.strerror or exc}") from None
     return path
 
 
@@ -37,11 +37,11 @@ def read_text(path: str | os.PathLike, name: str, what: str) -> str:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ParameterError(name, str(path), what, f"cannot read it: {exc.strerror or exc}") from None
+        raise path_error(name, str(path), what, f"cannot read it: {exc.strerror or exc}") from None
     if b"\0" in data[:8192]:
-        raise ParameterError(name, str(path), what, "it is a binary file, not text")
+        raise path_error(name, str(path), what, "it is a binary file, not text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParameterError(name, str(path), what,
+        raise path_error(name, str(path), what,
                              f"it is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None

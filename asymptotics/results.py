@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ._version import __version__
-from .atomic import check_file_target, write_bytes
+from .atomic import check_file_target, path_error, write_bytes
 
 __all__ = [
     "Result",
@@ -73,12 +73,10 @@ def file_format(path: str | os.PathLike, fmt: str | None = None, name: str = "--
     suffix = Path(path).suffix.lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
-    from .errors import ParameterError
-
     how = "--format csv|json|parquet" if name == "--out" else "fmt='csv', 'json' or 'parquet'"
-    raise ParameterError(name, str(path), "a file ending in .csv, .json, .parquet or .pq",
-                         (f"the suffix {suffix} names no format" if suffix else "the name has no suffix")
-                         + f"; rename the file or give {how}")
+    raise path_error(name, path, "a file ending in .csv, .json, .parquet or .pq",
+                     (f"the suffix {suffix} names no format" if suffix else "the name has no suffix")
+                     + f"; rename the file or give {how}")
 
 
 def _format_error(name: str, fmt):
@@ -570,19 +568,18 @@ class Result:
         """Read a result written by :meth:`write` (json, csv or parquet); a missing file, a
         directory, another suffix or content that is not such a result raises
         :class:`~asymptotics.errors.ParameterError` naming ``path``."""
-        from .errors import ParameterError
         from .inputs import input_file
 
         what = "a .json, .csv or .parquet result file"
         path = input_file(path, "path", what)
         suf = path.suffix.lower()
         if suf not in SUFFIXES:
-            raise ParameterError("path", str(path), what, f"cannot read results from a {suf or 'suffix-less'} file")
+            raise path_error("path", path, what, f"cannot read results from a {suf or 'suffix-less'} file")
         try:
             return cls._read(path, suf)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ParameterError("path", str(path), "a result written by asymptotics",
-                                 f"{type(exc).__name__}: {exc}") from None
+            raise path_error("path", path, "a result written by asymptotics",
+                             f"{type(exc).__name__}: {exc}") from None
 
     @classmethod
     def _read(cls, path: Path, suf: str) -> Result:

@@ -32,8 +32,8 @@ import secrets
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..atomic import output_dir, write_bytes
-from ..errors import AsymptoticsError, ParameterError
+from ..atomic import output_dir, path_error, write_bytes
+from ..errors import AsymptoticsError
 from ..results import to_jsonable
 from .tasks import BOOKKEEPING_COLUMNS
 
@@ -76,7 +76,7 @@ class SweepStore:
     # ---- manifest --------------------------------------------------------------------------
     def manifest(self) -> dict | None:
         try:
-            text = self.manifest_path.read_text()
+            text = self.manifest_path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
@@ -101,8 +101,8 @@ class SweepStore:
         :class:`~asymptotics.errors.ParameterError` (``--out``) if it is a file (nothing is created)."""
         blocker = next((p for p in (self.root, *self.root.parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
-            raise ParameterError("--out", str(self.root), "a directory, not an existing file",
-                                 f"{blocker} is a file; choose another location or remove the file")
+            raise path_error("--out", self.root, "a directory, not an existing file",
+                             f"{blocker} is a file; choose another location or remove the file")
         m = self.manifest()
         if m is None:
             return

@@ -31,6 +31,7 @@ def table_command(
 
     if to not in ("latex", "markdown", "md", "tex"):
         raise ParameterError("--to", to, "latex or markdown")
+    from ...atomic import path_error
     from ...inputs import input_file
 
     what = "an existing .json, .csv or .parquet result file"
@@ -38,7 +39,7 @@ def table_command(
     try:
         res = Result.read(result_file)
     except ParameterError as exc:  # named `path` by the API: the command's argument is RESULT_FILE
-        raise ParameterError("RESULT_FILE", str(result_file), exc.valid, exc.hint) from None
+        raise path_error("RESULT_FILE", result_file, exc.valid, exc.hint) from None
     if not res.rows:
         raise ParameterError("RESULT_FILE", str(result_file), "a result with at least one row")
     cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
