@@ -43,12 +43,12 @@ KNOWN_EDGES = {
         "(cycle); the item skeleton and the catalogue loader belong in separate modules"
     ),
     ("asymptotics.symbolic.expressions.evaluate", "asymptotics.solvers"): (
-        "Derivation.evaluate/compiled (layer 2) run the compiled solver (layer 4); the CLI "
+        "Derivation.evaluate/compiled (symbolic layer) run the compiled solver (solvers layer); the CLI "
         "(cli/commands/derive_expression.py) calls them on the Derivation: the evaluation moves above "
         "the solvers when its callers call it there (cycle symbolic -> solvers -> codegen -> symbolic)"
     ),
     ("asymptotics.symbolic.expressions.derivation", "asymptotics.solvers"): (
-        "Derivation.compiled (layer 2) calls solvers.compile_system (layer 4); same move as "
+        "Derivation.compiled (symbolic layer) calls solvers.compile_system (solvers layer); same move as "
         "symbolic.expressions.evaluate"
     ),
 }

@@ -9,8 +9,8 @@ References, each independent of the code under test:
   ``self_term``), paired with the same seeds without it: the difference of test errors has a
   seed-to-seed spread of ≈ 2·10⁻⁴ at d = 500, so 12 seeds measure it to ≈ 5·10⁻⁵ (2–4 % of the
   effect); the tolerance is 4 paired standard errors (a false failure about once in 10⁴ runs);
-* the trained network itself (tools/step_decomposition.py, plain numpy): the part of each column's
-  update along its own w⁰ⱼ regresses on ⟨w⁰ⱼ, v⟩ with slope k.
+* the trained network itself (validation/studies/step_decomposition.py, plain numpy): the part of each
+  column's update along its own w⁰ⱼ regresses on ⟨w⁰ⱼ, v⟩ with slope k.
 """
 
 import math
@@ -156,17 +156,12 @@ def test_docstring_examples_run():
 
 
 def test_the_network_carries_the_self_term():
-    """tools/step_decomposition.py (plain numpy, independent of the library): in the trained network
-    the part of each column's update along its own w⁰ⱼ regresses on ⟨w⁰ⱼ, v⟩ with slope k. At d = 300
-    one seed scatters by ≈ 0.011 around k (six seeds: −0.665 … −0.695 against k = −0.681); the
-    tolerance, 0.06, is more than 5 scatters."""
-    import importlib.util
-    from pathlib import Path
+    """validation/studies/step_decomposition.py (plain numpy, independent of the library): in the
+    trained network the part of each column's update along its own w⁰ⱼ regresses on ⟨w⁰ⱼ, v⟩ with
+    slope k. At d = 300 one seed scatters by ≈ 0.011 around k (six seeds: −0.665 … −0.695 against
+    k = −0.681); the tolerance, 0.06, is more than 5 scatters."""
+    from validation.studies import step_decomposition as tool
 
-    path = Path(__file__).resolve().parents[1] / "tools" / "step_decomposition.py"
-    spec = importlib.util.spec_from_file_location("step_decomposition", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     k = self_term_coefficient(3.0, 20.0, "tanh", "sin")
     k_tool, gam = tool.self_term_k(3.0, 20.0, "sin")
     assert k_tool == pytest.approx(k, rel=1e-10)                           # Gauss–Hermite vs composite rule

@@ -22,7 +22,7 @@ at leading order in the overlaps ⟨w⁰ᵢ, w⁰ⱼ⟩, two parts, and its fluc
 
    the risk being analytic in γ'². Subtracting f₀ removes the part of the spike direction's noise
    that the initial network's own output direction carries; the simulated network agrees
-   (``tools/large_step_initial_output.py``: the shrink alone is the whole effect; a *positive*
+   (``validation/studies/large_step_initial_output.py``: the shrink alone is the whole effect; a *positive*
    independent spike along q moves the risk by the opposite amount; the same shrink along a random
    profile does nothing).
 2. **A self part.** j = i gives −c N cᵢ² E[(σσ')'(ρᵢz)] w⁰ᵢ, of which the shrink of item 1

@@ -7,7 +7,7 @@ per seed: train W¹ with the library's simulator, remove from each column its up
 R1 of the same ridge readout on both first layers (common data). Prints the finite-N theory, both
 risks, their paired difference, and the slope and correlation of sⱼ on aⱼ⟨w⁰ⱼ, v⟩.
 
-    python tools/large_step_self_part.py --variant large-step-exact-erf-psi1-8 --d 500 --seeds 40
+    python -m validation.studies.large_step_self_part --variant large-step-exact-erf-psi1-8 --d 500 --seeds 40
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ and compare with the finite-N theory at the seed's own readout sample u (``reado
 types of weight 1/N, unit columns) — which removes most of the seed-to-seed spread. Prints means
 and paired differences, mean ± s.e. over seeds.
 
-    python tools/large_step_decomposition.py --variant large-step-exact-erf-psi1-8 --d 250 --seeds 96
+    python -m validation.studies.large_step_decomposition --variant large-step-exact-erf-psi1-8 --d 250 --seeds 96
 """
 
 from __future__ import annotations

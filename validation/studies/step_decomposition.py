@@ -19,7 +19,7 @@ sⱼ = ⟨w⁰ⱼ, w¹ⱼ − w⁰ⱼ − spike⟩, the measured self part; k = 
 and the slopes of s on ⟨w⁰ⱼ, v⟩ (the theory: k) and on ⟨w⁰ⱼ, θ⟩ (kγ). Paired differences against the
 network, mean ± s.e. over seeds. Plain numpy, independent of the library.
 
-    python tools/step_decomposition.py --teacher sin --eta-tilde 3 --alpha0 20 --lam 0.1 --alpha 3 --d 1000 --seeds 8
+    python -m validation.studies.step_decomposition --teacher sin --eta-tilde 3 --alpha0 20 --lam 0.1 --alpha 3 --d 1000 --seeds 8
 """
 
 from __future__ import annotations

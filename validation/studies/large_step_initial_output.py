@@ -32,7 +32,7 @@ Per seed (Ba et al. protocol, common random numbers) one ridge is fitted on comm
 and the tool prints the mean risk and the paired differences (mean ± s.e. over seeds) against W_L
 and W_E, and the theory's exact − labels difference at the same width.
 
-    python tools/large_step_initial_output.py --variant large-step-exact-erf-psi1-8 --d 250 --seeds 48 \
+    python -m validation.studies.large_step_initial_output --variant large-step-exact-erf-psi1-8 --d 250 --seeds 48 \
         [--initial-columns unit]
 """
 

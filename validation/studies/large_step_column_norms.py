@@ -7,7 +7,7 @@ W⁰ as drawn (N(0, 1/d) entries) and with the same W⁰ normalised to the spher
 means, their paired difference, and the difference of the finite-N theory between
 `initial_columns="gaussian"` and `"unit"`, with its z-score.
 
-    python tools/large_step_column_norms.py --variant large-step-exact-relu-psi1-8 --d 250,500,1000 --seeds 32,16,6
+    python -m validation.studies.large_step_column_norms --variant large-step-exact-relu-psi1-8 --d 250,500,1000 --seeds 32,16,6
 """
 
 from __future__ import annotations
