@@ -34,7 +34,7 @@ from ..errors import ParameterError
 from .claim import Claim, ConfirmResult
 
 __all__ = ["NetworkProbe", "network_confirm", "measure_margin", "verdict_from_z", "confirm_with", "ba_probe",
-           "step_vs_random_features_probe", "Z_DECIDE", "DEFAULT_LADDER"]
+           "ba_monotone_probe", "step_vs_random_features_probe", "Z_DECIDE", "DEFAULT_LADDER"]
 
 #: |z| beyond which the network decides.
 Z_DECIDE = 3.0
@@ -175,6 +175,22 @@ def ba_probe(margin: Callable[[Mapping[str, dict]], float], describe: str, measu
                         "measure": measure, **_pick(point, _BA_KEYS)}}
 
     return NetworkProbe(runs, margin, describe)
+
+
+def ba_monotone_probe(column: str, param: str, factor: float = 2.0, increasing: bool = True,
+                      measure: str = "spike") -> NetworkProbe:
+    """A monotonicity claim on the Ba network: ``column`` at the point (run ``"lo"``) and at
+    ``param`` × ``factor`` (run ``"hi"``); margin = hi − lo for ``increasing`` (lo − hi otherwise).
+    The theory's counterexample is a finite difference over the same factor."""
+
+    def runs(point):
+        base = {"protocol": "ba", "student": point.get("student", "tanh"), "teacher": point.get("teacher", "tanh"),
+                "measure": measure, **_pick(point, _BA_KEYS)}
+        return {"lo": base, "hi": {**base, param: float(base[param]) * factor}}
+
+    sign = 1.0 if increasing else -1.0
+    return NetworkProbe(runs, lambda r: sign * (r["hi"][column] - r["lo"][column]),
+                        f"{column} at {param}×{factor:g} minus at {param} (Ba network, exact gradient)")
 
 
 def step_vs_random_features_probe() -> NetworkProbe:

@@ -193,6 +193,12 @@ def _route_b(p, student, teacher, dps):
     return r0, delta, mu1, mu2_sq, mu1s, mu2s_sq, noise_sq
 
 
+def _rounded(out: dict, dps: int) -> dict:
+    """The values rounded to ``dps`` digits (mpf carry their own precision outside the context)."""
+    with mpmath.workdps(dps):
+        return {k: +v for k, v in out.items()}
+
+
 def _params(params, defaults):
     out = dict(defaults)
     out.update({k: v for k, v in dict(params).items() if k in defaults and v is not None})
@@ -203,7 +209,9 @@ def risk0_route_b(params, student, teacher, dps: int = 30):
     """R0 by route B at ``dps`` digits (the second derivation of route A's R0)."""
     p = _params(params, _RISK_DEFAULTS)
     with mpmath.workdps(dps + _GUARD):
-        return +_route_b(p, student, teacher, dps)[0]
+        r0 = _route_b(p, student, teacher, dps)[0]
+    with mpmath.workdps(dps):
+        return +r0
 
 
 def risk_precise(params, student, teacher, dps: int = 30) -> dict:
@@ -220,7 +228,7 @@ def risk_precise(params, student, teacher, dps: int = 30) -> dict:
         else:
             r0 = r0b
         out = {"risk0": r0, "risk1": r0 - delta, "delta": delta, "kernel_bound": mu2s_sq}
-    return {k: +v for k, v in out.items()}
+    return _rounded(out, dps)
 
 
 # ---------------------------------------------------------------- alignment (rectangular spiked model)
@@ -247,7 +255,7 @@ def alignment_precise(params, student, teacher, dps: int = 30) -> dict:
             "teacher_energy": psi2 + th1,
             "bbp_gap": gap,
         }
-    return {k: +v for k, v in out.items()}
+    return _rounded(out, dps)
 
 
 # ---------------------------------------------------------------- limits at ψ1 = ∞
@@ -271,7 +279,7 @@ def limits_precise(params, student, teacher, dps: int = 30) -> dict:
         ridgeless = mu1s * mu1s * gam * th1 * m0 * m0 / (1 + (1 + th1) * m0)
         out = {"risk0": r0, "risk1": r0 - delta, "delta": delta, "delta_ridgeless": ridgeless,
                "kernel_bound": mu2s_sq}
-    return {k: +v for k, v in out.items()}
+    return _rounded(out, dps)
 
 
 # ---------------------------------------------------------------- τ*, spiked RF at r = 0

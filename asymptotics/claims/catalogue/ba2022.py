@@ -12,7 +12,7 @@ at N = ∞ (docs/large-step-exact.md); τ* and κ* are compared with the digits 
 from __future__ import annotations
 
 from ..claim import Claim, Domain, Range
-from ..confirm import ba_probe, confirm_with
+from ..confirm import ba_monotone_probe, ba_probe, confirm_with
 from ..precise import alignment_precise, limits_precise, risk_precise, tau_star_precise
 
 __all__ = ["claims", "ONE_STEP_PAIRS", "ONE_STEP_ASSUMPTIONS"]
@@ -20,7 +20,7 @@ __all__ = ["claims", "ONE_STEP_PAIRS", "ONE_STEP_ASSUMPTIONS"]
 PAPER = "Ba et al. (2022)"
 #: student/teacher pairs of the η = Θ(1) theorems (σ odd and smooth; teachers centred, μ1* ≠ 0)
 ONE_STEP_PAIRS = (("tanh", "tanh"), ("erf", "erf"), ("tanh", "softplus"), ("erf", "relu"))
-ONE_STEP_ASSUMPTIONS = ("odd", "smooth", "centred", "mu1!=0", "mu2!=0", "teacher:mu1!=0")
+ONE_STEP_ASSUMPTIONS = ("student:odd", "student:smooth", "centred", "student:mu1!=0", "student:mu2!=0", "teacher:mu1!=0")
 
 PSI = Range(0.05, 100.0, "log")
 LAM = Range(1e-6, 10.0, "log")
@@ -41,8 +41,7 @@ def _alignment_domain() -> Domain:
 
 def _bbp_claims() -> tuple[Claim, ...]:
     src = f"{PAPER}, §3 (Thm. on the alignment; BBP transition of the rectangular spiked model W₀ + θuvᵀ)"
-    probe = confirm_with(ba_probe(lambda r: r["net"]["overlap_beta"], "⟨u₁, β*⟩² of the trained network",
-                                  measure="spike"))
+    probe = confirm_with(ba_monotone_probe("overlap_beta", "psi1"))
     return (
         Claim("ba-bbp-zero-below", "alignment", "overlap_beta <= 0 or theta_sq**2 > psi2", _alignment_domain(),
               activations=ONE_STEP_PAIRS, assumptions=ONE_STEP_ASSUMPTIONS, precise=alignment_precise,
@@ -79,10 +78,10 @@ def _delta_claims() -> tuple[Claim, ...]:
               source=thm + ": δ = 0 when η = 0"),
         Claim("ba-delta-zero-teacher-mu1star0", "risk", "delta == 0", _risk_domain(), tolerance=1e-12,
               activations=(("tanh", "he2"), ("erf", "he2")),
-              assumptions=("odd", "smooth", "centred", "mu1!=0", "teacher:mu1==0"), precise=risk_precise,
+              assumptions=("student:odd", "student:smooth", "centred", "student:mu1!=0", "teacher:mu1==0"), precise=risk_precise,
               source=thm + ": δ = 0 when μ1* = 0 (teacher of information exponent 2)"),
         Claim("ba-delta-zero-student-mu1-0", "risk", "delta == 0", _risk_domain(), tolerance=1e-12,
-              activations=(("he2", "tanh"),), assumptions=("smooth", "centred", "mu1==0"), precise=risk_precise,
+              activations=(("he2", "tanh"),), assumptions=("student:smooth", "centred", "student:mu1==0"), precise=risk_precise,
               source=thm + ": δ = 0 when μ1 = 0 (no rank-one signal in the gradient)"),
         Claim("ba-delta-vanishes-wide", "risk", "decreasing(delta, psi2)",
               _risk_domain(psi1=Range(0.05, 20.0, "log"), psi2=Range(100.0, 1e6, "log")),
@@ -103,20 +102,20 @@ def _large_step_claims() -> tuple[Claim, ...]:
         Claim("ba-large-step-beats-kernels", "large_step", "risk1 < kernel_bound",
               Domain(ranges={"psi1": Range(32.0, 1024.0, "log"), "psi2": Range(0.25, 8.0, "log"),
                              "lam": Range(1e-4, 1.0, "log"), "noise": Range(0.0, 0.5, "lin")}),
-              activations=(("erf", "erf"), ("tanh", "tanh")), assumptions=("odd", "smooth", "bounded", "centred"),
+              activations=(("erf", "erf"), ("tanh", "tanh")), assumptions=("odd", "smooth", "centred"),
               source=src + " (exact Gaussian-readout theory at N = ∞; the paper gives no ψ1*: tested for ψ1 ≥ 32)"),
         Claim("ba-tau-star-beats-kernels", "tau_star", "10 * tau_star < kernel_bound", grid,
-              activations=(("erf", "erf"), ("tanh", "tanh")), assumptions=("odd", "smooth", "bounded"),
+              activations=(("erf", "erf"), ("tanh", "tanh")), assumptions=("odd", "smooth"),
               precise=tau_star_precise, source=tau + ": 10τ* < μ2*² for σ = σ* = erf and tanh"),
         Claim("ba-tau-star-erf-closed-form", "tau_star", "tau_star <= 1e-15 and kappa_star == sqrt(3)", grid,
-              tolerance=1e-12, activations=(("erf", "erf"),), assumptions=("odd", "smooth", "bounded"),
+              tolerance=1e-12, activations=(("erf", "erf"),), assumptions=("odd", "smooth"),
               precise=tau_star_precise, source=tau + "; Cor.: σ = σ* = erf gives τ* = 0 at κ* = √3"),
         Claim("ba-tau-star-quoted-tanh", "tau_star", "abs(tau_star - 3e-4) <= 0.5e-4 and abs(kappa_star - 1.6) <= 0.05",
-              grid, activations=(("tanh", "tanh"),), assumptions=("odd", "smooth", "bounded"), precise=tau_star_precise,
+              grid, activations=(("tanh", "tanh"),), assumptions=("odd", "smooth"), precise=tau_star_precise,
               source=tau + ": quoted τ* ≈ 3·10⁻⁴, κ* ≈ 1.6 for σ = σ* = tanh (one significant digit each)"),
         Claim("ba-tau-star-quoted-softplus", "tau_star",
               "abs(tau_star - 0.03) <= 0.005 and abs(kappa_star - 0.96) <= 0.005", grid,
-              activations=(("tanh", "softplus"),), assumptions=("odd", "smooth", "bounded"), precise=tau_star_precise,
+              activations=(("tanh", "softplus"),), assumptions=("student:odd", "smooth"), precise=tau_star_precise,
               source=tau + ": quoted τ* ≈ 0.03, κ* ≈ 0.96 for a SoftPlus teacher (tanh student, centred teacher)"),
     )
 
