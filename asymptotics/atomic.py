@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .errors import MAX_ECHO, ParameterError, shorten
 
-__all__ = ["write_bytes", "write_text", "output_dir", "check_file_target", "path_error"]
+__all__ = ["write_bytes", "write_text", "output_dir", "check_file_target", "path_error", "OutputError"]
 
 _FIX = "choose another location"
 
@@ -36,10 +36,16 @@ _FIX = "choose another location"
 PATH_ECHO = 1000
 
 
-def path_error(name: str, path, valid: str, hint: str = "") -> ParameterError:
-    """A :class:`ParameterError` about the path ``path`` that names it whole (a path cut in the
-    middle does not say which file was meant)."""
-    err = ParameterError(name, str(path), valid, hint)
+class OutputError(ParameterError, OSError):
+    """A location that cannot be written (permission, read-only file system, full disk, ``/proc``):
+    a :class:`ParameterError` naming the option and the path (one line on the command line) that is
+    also the :class:`OSError` it replaces (``errno`` kept), so ``except OSError`` still catches it."""
+
+
+def path_error(name: str, path, valid: str, hint: str = "", cls: type = ParameterError) -> ParameterError:
+    """A :class:`ParameterError` (or ``cls``) about the path ``path`` that names it whole (a path cut
+    in the middle does not say which file was meant)."""
+    err = cls(name, str(path), valid, hint)
     if len(repr(str(path))) > MAX_ECHO:
         err.args = (str(err).replace(shorten(str(path)), shorten(str(path), PATH_ECHO), 1),)
     return err
@@ -70,12 +76,13 @@ def _why(exc: OSError) -> str:
     """The reason of an OS error without its file names (which may be a temporary file)."""
     if exc.errno == errno.EROFS:
         return "read-only file system"
-    return exc.strerror or type(exc).__name__
+    return exc.strerror or (str(exc) if exc.filename is None else "") or type(exc).__name__
 
 
-def _refuse(name: str, path: Path, valid: str, exc: OSError | None = None, where: Path | None = None) -> ParameterError:
-    hint = f"cannot write in {where}: {_why(exc)}; {_FIX}" if exc is not None else ""
-    return path_error(name, str(path), valid, hint)
+def _refuse(name: str, path: Path, valid: str, exc: OSError, where: Path) -> OutputError:
+    err = path_error(name, str(path), valid, f"cannot write in {where}: {_why(exc)}; {_FIX}", OutputError)
+    err.errno = exc.errno
+    return err
 
 
 def _a_directory(name: str, path: Path) -> ParameterError:

@@ -287,6 +287,7 @@ def test_a_failing_write_names_the_path_never_the_temporary(tmp_path, monkeypatc
         atomic.write_text(path, "after", name="--out")
     msg = str(info.value)
     assert msg.startswith(f"invalid --out='{path}'") and words in msg and ".part" not in msg, msg
+    assert isinstance(info.value, OSError) and info.value.errno == code  # `except OSError` still catches it
     assert path.read_text() == "before" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
