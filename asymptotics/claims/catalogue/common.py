@@ -2,15 +2,15 @@ r"""Shared pieces of the papers' catalogues: margins that compare a quantity wit
 evaluation of the theory (callable statements). (The assumptions' meaning is
 :mod:`asymptotics.claims.assumptions`.)
 
-A **callable statement** ``rows -> margins`` gets the quantity's output rows (one per evaluated
-point) and returns one relative margin per row (positive = the claim holds there; NaN where the
+A **callable statement** ``rows -> margins`` gets the quantity's output rows (a data frame, or a
+list of row dicts; one row per evaluated point) and returns one relative margin per row (positive = the claim holds there; NaN where the
 reference could not be computed, which leaves the point unresolved).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -24,8 +24,14 @@ def relative_gap(a: float, b: float) -> float:
     return 0.0 if s == 0 else (a - b) / s
 
 
+def _clean(row: Mapping) -> dict:
+    """A row without its missing values (NaN in a frame, None in a row)."""
+    return {k: v for k, v in dict(row).items()
+            if v is not None and not (isinstance(v, float) and math.isnan(v))}
+
+
 def reference_margin(quantity: str, student: str, teacher: str, change: Callable[[Mapping], dict],
-                     margin: Callable[[Mapping, Mapping], float], column: str) -> Callable[[Sequence[Mapping]], np.ndarray]:
+                     margin: Callable[[Mapping, Mapping], float], column: str) -> Callable:
     """A callable statement: for each row (whose ``column`` is a number), evaluate the API function
     ``quantity`` at ``change(row)`` (its keyword arguments) and return ``margin(row, reference_row)``.
     A failed reference gives NaN (unresolved), never support."""
@@ -33,7 +39,8 @@ def reference_margin(quantity: str, student: str, teacher: str, change: Callable
 
     fn = getattr(api, quantity)
 
-    def statement(rows: Sequence[Mapping]) -> np.ndarray:
+    def statement(rows) -> np.ndarray:
+        rows = [_clean(r) for r in (rows.to_dict("records") if hasattr(rows, "to_dict") else rows)]
         out = np.full(len(rows), math.nan)
         for i, row in enumerate(rows):
             if row.get(column) is None or (row.get("status") not in (None, "converged")):
