@@ -17,6 +17,7 @@ function               command                                     module
 ``validate``           ``asymptotics validate``                    :mod:`.validation`
 ``spectrum``           ``asymptotics theory spectrum``             :mod:`.spectra`
 ``sweep``              ``asymptotics sweep CONFIG``                :mod:`.sweeps`
+``check``              ``asymptotics check``                       :mod:`.claims`
 =====================  ==========================================  ====================================
 
 Conventions shared by every function:
@@ -52,6 +53,7 @@ FUNCTIONS = {
     "validate": "validation",
     "spectrum": "spectra",
     "sweep": "sweeps",
+    "check": "claims",
 }
 _OTHERS = {"SweepRun": "sweeps", "ON_FAILURE": "errors"}
 

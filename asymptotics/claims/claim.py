@@ -62,8 +62,10 @@ class Range:
         """The parameter at the unit-cube coordinate ``u`` ∈ [0, 1]."""
         u = min(max(float(u), 0.0), 1.0)
         if self.scale == "log":
-            return float(math.exp(math.log(self.low) + u * (math.log(self.high) - math.log(self.low))))
-        return float(self.low + u * (self.high - self.low))
+            x = math.exp(math.log(self.low) + u * (math.log(self.high) - math.log(self.low)))
+        else:
+            x = self.low + u * (self.high - self.low)
+        return float(min(max(x, self.low), self.high))
 
     def unit(self, x: float) -> float:
         """The unit-cube coordinate of the parameter value ``x`` (inverse of :meth:`point`)."""
@@ -271,6 +273,11 @@ class ClaimVerdict:
         precise_digits: the precision (digits) of ``precise_value``.
         confirm: the network confirmation, if asked for.
         seconds: the wall time of the check.
+        expected: what the paper says (the claim's ``expected``); a verdict that differs from it
+            is a **finding** (:attr:`finding`).
+        undecided: points within float64 resolution that were not decided.
+        note: what else the check found (one line: undecided points, routes missing, …).
+        computed: points computed in this run (the others were read from the store).
     """
 
     claim: str
@@ -285,3 +292,12 @@ class ClaimVerdict:
     precise_digits: int | None = None
     confirm: ConfirmResult | None = None
     seconds: float = 0.0
+    expected: str = "holds"
+    undecided: int = 0
+    note: str = ""
+    computed: int = 0
+
+    @property
+    def finding(self) -> bool:
+        """Whether the verdict contradicts the paper (holds ↔ violated)."""
+        return {self.verdict, self.expected} == {"holds", "violated"}
