@@ -17,11 +17,12 @@ from __future__ import annotations
 import math
 
 from ..errors import ParameterError
-from ..results import Columns, Result, base_meta
+from ..results import Columns, base_meta
 from .checks import check_centred, checked, refuse_unused
 from .errors import option
 from .grid import is_infinite, product, values
 from .progress import Progress
+from .spectrum_summary import SpectrumResult
 
 __all__ = ["spectrum", "MATRICES", "PROTOCOLS", "SCALAR_KEYS"]
 
@@ -80,7 +81,7 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
              center: bool = True, psi1=None, psi2=None, eta=None, alpha=None, beta=None, eta_tilde=None, alpha0=None,
              noise=0.1, before: bool = False, equivalence: str | None = None, width=None, d=None, x=None,
              points: int | None = None, types: int | None = None, kappa_nodes: int | None = None,
-             progress: bool | None = None) -> Result:
+             progress: bool | None = None) -> SpectrumResult:
     """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W₁ᵀW₁
     or of the conjugate kernel after one gradient step (``asymptotics theory spectrum``).
 
@@ -115,7 +116,9 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
     ``kappa_nodes=32``).
 
     Returns:
-        a :class:`~asymptotics.results.Result` with rows ``{x, density}`` (plus the parameters when
+        a :class:`~asymptotics.api.spectrum_summary.SpectrumResult` (a ``Result``; its ``repr`` and
+        ``summary`` show the edges, atom, bulk mass, outliers with their alignments and the solver
+        status, the table the command prints) with rows ``{x, density}`` (plus the parameters when
         the grid has several points; ``plot(x="x")`` draws one curve per point) and metadata
         ``spectra`` (one entry per point: ``support``, ``atom``, ``outliers`` with their
         ``overlaps``, ``edges``, ``mass``, ``status``, ``residual``, ``notes``), these entries at the
@@ -180,4 +183,4 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
     if len(spectra) == 1:
         meta.update({k: spectra[0][k] for k in SCALAR_KEYS})
     keys = tuple(grid[0]) if len(grid) > 1 else ()
-    return Result(rows=rows, meta=meta, columns=Columns((*keys, "x"), ("density",)))
+    return SpectrumResult(rows=rows, meta=meta, columns=Columns((*keys, "x"), ("density",)))

@@ -39,7 +39,8 @@ def validate_command(
         from .validate_finite_size import run_finite_size
 
         run_finite_size(quick=quick, full=full, cases=case, family=family, list_cases=list_cases, seed=seed,
-                        budget_s=budget, fmt=fmt, out=out, studies_out=studies_out, use_cache=not no_cache)
+                        budget_s=budget, fmt=fmt, out=out, studies_out=studies_out, use_cache=not no_cache,
+                        columns=output["columns"], show_all=output["show_all"])
         return
     if full or budget is not None or studies_out is not None or no_cache:
         raise ParameterError("--full/--budget/--studies-out/--no-cache", "given", "only with --finite-size")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ...results import Result, base_meta, to_jsonable
+from ...results import Columns, Result, base_meta, to_jsonable
 from ..common import check_output, emit
 
 __all__ = ["run_finite_size", "study_mode", "TABLE_COLUMNS"]
@@ -22,6 +22,11 @@ __all__ = ["run_finite_size", "study_mode", "TABLE_COLUMNS"]
 #: Columns of the printed table (json/csv/parquet carry every column, per-d lists included).
 TABLE_COLUMNS = ("case", "variant", "quantity", "theory", "limit", "limit_se", "z", "omega", "chi2_dof", "p_value",
                  "verdict", "dims", "passed", "beside")
+#: The console table: the study (its variant name, which starts with its case's), the quantity, the
+#: theory, the limit ± s.e., z and the verdict are never dropped for width; the others go first.
+TABLE = Columns((), ("variant", "quantity", "theory", "limit±limit_se", "z", "passed", "verdict", "case", "omega",
+                     "chi2_dof", "p_value", "dims", "beside"),
+                keep=("variant", "quantity", "theory", "limit±limit_se", "z", "passed"))
 
 
 def study_mode(quick: bool, full: bool, size: str | None = None) -> str:
@@ -43,7 +48,7 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
                     family: str | None = None, list_cases: bool = False, seed: int = 20260101,
                     budget_s: float | None = None, fmt: str = "table", out: Path | None = None,
                     studies_out: Path | None = None, cache_dir: Path | None = None, use_cache: bool = True,
-                    progress: bool = True) -> list:
+                    progress: bool = True, columns: str | None = None, show_all: bool = False) -> list:
     """Run the finite-size studies and emit their rows; raises ``typer.Exit(1)`` when one fails.
 
     Args:
@@ -57,6 +62,7 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
         studies_out: also write every study (per-seed values, fits, plan) as JSON there.
         cache_dir, use_cache: the per-seed store (default ``<user cache>/finite-size``).
         progress: a progress line on stderr.
+        columns, show_all: the table's columns (``--columns``, ``--all``).
 
     Returns the list of :class:`~validation.finite_size.results.StudyResult`.
     """
@@ -116,7 +122,9 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
                             "combined χ² of every d against a finite-width theory with p ≥ 0.01; see docs/finite-size.md"),
                      failed=len(failed), total=len(rows))
     shown = rows if fmt != "table" or out is not None else [{k: r.get(k) for k in TABLE_COLUMNS} for r in rows]
-    emit(Result(rows=shown, meta=meta), fmt, out)
+    emit(Result(rows=shown, meta=meta, columns=TABLE), fmt, out, columns, show_all)
+    for r in failed:  # why each failed verdict failed (the table has no room for it)
+        typer.echo(f"failed: {r.get('variant')} {r.get('quantity')}: {r.get('reason') or r.get('verdict')}", err=True)
     if studies_out is not None:
         from ...atomic import write_text
 

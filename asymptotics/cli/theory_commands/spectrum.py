@@ -12,6 +12,10 @@ support's edges, the atom at zero and each outlier's location and eigenvector ov
   Gaussian-equivalence prediction instead of the conditional one.
 * ``--x`` the density grid (``0:5:1001``); default ``--points`` points over the support.
 
+The console table is a summary: the bulk's edges, the atom, the bulk mass, each outlier with its
+location and its alignments (squared eigenvector overlaps), the solver status; ``--density``
+prints the density instead, ``--out FILE`` writes it (csv, json, parquet) beside the summary.
+
 Every parameter accepts a grid (``0.5``, ``1,2,4``, ``0:3:7``, ``log:1e-3:1:4``). JSON: rows
 ``{x, density}`` (plus the parameters when the grid has several points); meta ``support`` (list
 of intervals), ``atom``, ``outliers`` (list of ``{location, overlaps: {...}}``), ``edges``,
@@ -126,18 +130,37 @@ from ..options import command, grid, grid_option, opt, param
         Annotated[int | None, typer.Option("--kappa-nodes", help="large step, ck: Gauss–Hermite nodes in κ (default 32).")],
         None,
     ),
+    param(
+        "density",
+        Annotated[
+            bool,
+            typer.Option(
+                "--density",
+                help="Print the density (x, density) instead of the summary table (output only: csv, json, "
+                "parquet and --out files always hold the density, json its summary in meta).",
+            ),
+        ],
+        False,
+    ),
     opt("fmt"),
     opt("out"),
 )
-def spectrum_command(fmt: str, out, **options) -> None:
-    """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W1^T W1 or the CK."""
+def spectrum_command(fmt: str, out, density: bool = False, **options) -> None:
+    """Limiting eigenvalue density, edges, atom and outliers (with eigenvector overlaps) of W1^T W1 or the CK.
+
+    The table is a summary (bulk edges, atom, bulk mass, each outlier with its location and
+    alignments, solver status); --density prints the density instead; --out FILE (csv, json,
+    parquet) and --format csv/json write the density."""
     from ...api import spectra as api
 
     result = compute(api.spectrum, fmt, out, notes="", **options)
     for sp in result.meta["spectra"]:
         for note in sp.get("notes", []):
             typer.echo(f"note: {note}", err=True)
-    emit(result, fmt, out)
+    if fmt != "table" or out is not None or density:
+        emit(result, fmt, out)
+    if fmt == "table" and not density:  # the summary on the console (beside a file written with --out)
+        emit(result.summary, "table", None)
 
 
 def register(theory_app: typer.Typer) -> None:
