@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..errors import ParameterError
 from ..params import check_int
 from ..results import Columns, Result, base_meta
-from .checks import checked
+from .checks import checked, refuse_unused
 from .errors import option
 from .progress import Progress
 
@@ -29,7 +29,7 @@ TABLE = Columns(("d",), ("case", "quantity", "theory", "simulation±se", "z", "a
 
 @checked
 def validate(*, quick: bool = False, case=None, family: str | None = None, list_cases: bool = False,
-             workers: int = 1, seed: int = 20260101, progress: bool | None = None) -> Result:
+             workers: int | None = None, seed: int | None = None, progress: bool | None = None) -> Result:
     """Theory vs simulation: theory, simulation ± s.e., z-score, tolerance, pass/fail
     (``asymptotics validate``).
 
@@ -38,8 +38,8 @@ def validate(*, quick: bool = False, case=None, family: str | None = None, list_
         case: run only this case or these cases (a name or a list).
         family: only the cases of this family.
         list_cases: list the selected cases (name, family, quick, description) instead of running them.
-        workers: parallel workers for the simulations.
-        seed: the root seed (numpy SeedSequence).
+        workers: parallel workers for the simulations (default 1; not with ``list_cases``).
+        seed: the root seed (numpy SeedSequence; default 20260101; not with ``list_cases``).
         progress: ``None`` (automatic), ``True`` or ``False``.
 
     Returns:
@@ -48,8 +48,11 @@ def validate(*, quick: bool = False, case=None, family: str | None = None, list_
     """
     from validation.registry import CaseConfig, cases, run_cases
 
-    workers = check_int(option("workers"), workers, 1, 1024)
-    seed = check_int(option("seed"), seed, 0)
+    if list_cases:
+        refuse_unused({"workers": workers, "seed": seed, "progress": progress}, (), option("list_cases"),
+                      "a list runs nothing")
+    workers = check_int(option("workers"), 1 if workers is None else workers, 1, 1024)
+    seed = check_int(option("seed"), 20260101 if seed is None else seed, 0)
     names = [case] if isinstance(case, str) else list(case) if case else None
     if family is not None:
         families = sorted({c.family for c in cases()})

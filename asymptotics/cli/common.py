@@ -30,6 +30,7 @@ __all__ = [
     "grid_values",
     "build_grid",
     "check_output",
+    "refuse_given",
     "progress",
     "emit",
     "activations_meta",
@@ -81,6 +82,35 @@ def check_output(fmt: str, out: Path | None) -> None:
         return
     check_file_target(out, "--out")  # a folder, a missing or unwritable folder: refused now
     file_format(out, fmt, "--out")  # the format from --format, else from the suffix, else refused
+
+
+def _given(ctx, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _spelling(ctx, name: str) -> str:
+    """The option ``name`` as the user wrote it (``--no-pencil`` for a false ``--pencil/--no-pencil``)."""
+    for p in ctx.command.params:
+        if p.name == name:
+            if getattr(p, "param_type_name", "") == "argument":
+                return name.upper()
+            opts = [o for o in p.opts if o.startswith("--")] or list(p.opts)
+            if getattr(p, "is_flag", False) and p.secondary_opts and ctx.params.get(name) is False:
+                return p.secondary_opts[0]
+            return opts[0] if opts else name.upper()
+    return "--" + name.replace("_", "-")
+
+
+def refuse_given(ctx, names, mode: str, why: str = "") -> None:
+    """Refuse every option of ``names`` (parameter names) that the user gave on the command line
+    although the ``mode`` (``"--list"``, ``"SYSTEM"``, …) does not use it: one line naming the
+    option, the mode and ``why`` — the command line's form of
+    :func:`asymptotics.api.checks.refuse_unused` (typer's ``Context`` tells given from default)."""
+    for name in names:
+        if _given(ctx, name):
+            value = ctx.params.get(name)
+            raise ParameterError(_spelling(ctx, name), value, f"omitted with {mode}" + (f" ({why})" if why else ""))
 
 
 class progress:

@@ -22,6 +22,7 @@ from .reproduce import (
 
 
 def figure_command(
+    ctx: typer.Context,
     name: Annotated[str | None, typer.Argument(help="Figure or table name (see --list).")] = None,
     list_items: Annotated[bool, typer.Option("--list", help="List the figures and tables, with what each checks.")] = False,
     quick: QuickOpt = False,
@@ -38,6 +39,10 @@ def figure_command(
     from ...reproduce.registry import items
 
     if list_items:
+        from ..common import refuse_given
+
+        refuse_given(ctx, ("name", "quick", "full", "size", "out", "seed", "workers", "cache_dir", "no_cache",
+                           "no_progress"), "--list", "it lists the figures and runs nothing")
         from rich.console import Console
         from rich.table import Table
 
@@ -52,8 +57,10 @@ def figure_command(
         from ...errors import ParameterError
 
         raise ParameterError("NAME", None, "a figure name (see `asymptotics figure --list`)")
+    from ...params import check_int
     from ...reproduce import reproduce
 
+    check_int("--seed", seed, 0)  # a SeedSequence entropy, checked before anything runs
     items([name])  # clear error listing the names if unknown
     sz = choose_size(quick, full, size)
     manifest = reproduce(out, sz, names=[name], seed=seed, workers=workers, cache_dir=cache_dir,

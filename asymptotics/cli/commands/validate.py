@@ -10,18 +10,19 @@ import typer
 
 from ...errors import ParameterError
 from ..api_call import compute
-from ..common import emit
+from ..common import emit, refuse_given
 from ..options import OUTPUT, command
 
 
 @command(*OUTPUT)
 def validate_command(
+    ctx: typer.Context,
     quick: Annotated[bool, typer.Option("--quick", help="Only the quick cases, at reduced sizes (minutes on 2 cores).")] = False,
     case: Annotated[list[str] | None, typer.Option("--case", help="Run only these cases (repeatable).")] = None,
     family: Annotated[str | None, typer.Option("--family", help="Only cases of this family.")] = None,
     list_cases: Annotated[bool, typer.Option("--list", help="List the cases and exit.")] = False,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Parallel workers for the simulations.")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="Root seed (numpy SeedSequence).")] = 20260101,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Parallel workers for the simulations (default 1).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Root seed (numpy SeedSequence; default 20260101).")] = None,
     finite_size: Annotated[bool, typer.Option("--finite-size", help="Finite-size studies: a ladder of d per case, "
                            "the d → ∞ limit by a weighted fit, verdict |L − theory| ≤ 3 se(L) with no allowance "
                            "(docs/finite-size.md); --quick: d ≈ 200–800, default: up to 4000, --full: up to 8000.")] = False,
@@ -35,10 +36,13 @@ def validate_command(
     from ...api import validation as api
 
     fmt, out = output["fmt"], output["out"]
+    if list_cases:
+        refuse_given(ctx, ("workers", "seed", "budget", "studies_out", "no_cache"), "--list", "a list runs nothing")
     if finite_size:
+        refuse_given(ctx, ("workers",), "--finite-size", "the studies run their seeds in this process")
         from .validate_finite_size import run_finite_size
 
-        run_finite_size(quick=quick, full=full, cases=case, family=family, list_cases=list_cases, seed=seed,
+        run_finite_size(quick=quick, full=full, cases=case, family=family, list_cases=list_cases, seed=20260101 if seed is None else seed,
                         budget_s=budget, fmt=fmt, out=out, studies_out=studies_out, use_cache=not no_cache,
                         columns=output["columns"], show_all=output["show_all"])
         return
