@@ -1,5 +1,5 @@
-"""`asymptotics reproduce` at toy size: every item is `ok`, every output exists and parses, every
-theory-vs-simulation row is within its stated tolerance, reruns read the cache, changed inputs recompute,
+"""`asymptotics reproduce` at toy size: no item errors, every output exists and parses, every
+theory-vs-simulation row has a method and a status (no allowance anywhere), reruns read the cache, changed inputs recompute,
 a log gets one line per item, and an interrupted run says what it saved, leaves no half-written file
 and resumes."""
 
@@ -64,7 +64,7 @@ def test_every_output_exists_and_parses(toy):
     report = (out / "report.md").read_text()
     for it in _toy_items():
         rec = manifest["items"][it.name]
-        assert rec["status"] == "ok", (it.name, rec.get("reason"), rec.get("traceback"))
+        assert rec["status"] in ("ok", "finding"), (it.name, rec.get("reason"), rec.get("traceback"))
         assert f"## {it.name}" in report and it.checks in report
         outs = rec["outputs"]
         if it.kind == "figure":
@@ -88,7 +88,10 @@ def test_every_output_exists_and_parses(toy):
         assert rec["timings"]["total_s"] >= 0
     comp = pd.read_parquet(out / "tables" / "comparison.parquet")
     assert len(comp) == sum(r.get("comparisons", {}).get("total", 0) for r in manifest["items"].values()) > 20
-    assert manifest["summary"] == {"ok": len(_toy_items()), "failed": 0, "error": 0}
+    s = manifest["summary"]
+    assert s["error"] == 0 and s["ok"] + s["finding"] == len(_toy_items())
+    assert s["total"] == s["judged"] + s["not_judged"] and s["judged"] == s["passed"] + s["failed"]
+    assert "allowance |" not in report and "by allowance" not in report and "tolerance" not in report
     assert not _partials(out)
 
 
@@ -116,24 +119,25 @@ def test_ck_spike_exports_no_outlier_as_missing(toy):
         assert list(theory["value"].isna()) == list(~sep)
 
 
-def test_theory_matches_simulation_within_tolerance(toy):
-    """Each row: |simulation − theory| ≤ z_max·s.e. + the stated finite-size allowance."""
+def test_every_comparison_has_a_method_and_a_recomputable_status(toy):
+    """Each row: no allowance column; judged rows (≥ 8 seeds, a finite-size method) pass iff
+    |simulation − theory| ≤ 3 s.e. (recomputed here, not trusted); not-judged rows state why."""
     out, _, manifest = toy
     import pandas as pd
 
     comp = pd.read_parquet(out / "tables" / "comparison.parquet")
-    bad = comp[~comp["passed"]]
-    assert bad.empty, bad.to_string()
-    for _, r in comp.iterrows():   # the verdict is recomputed here, not trusted
-        assert math.isfinite(r["theory"]) and math.isfinite(r["simulation"])
-        assert abs(r["simulation"] - r["theory"]) <= r["tolerance"] + 1e-15
-        assert r["se"] > 0
-    # the allowance is a small part of the tolerance budget on most rows: the check has teeth
-    frac_within_3se = (abs(comp["simulation"] - comp["theory"]) <= 3 * comp["se"]).mean()
-    assert frac_within_3se > 0.5
-    for rec in manifest["items"].values():
-        if rec["status"] == "failed":
-            pytest.fail(f"failed comparisons: {rec}")
+    assert not any("allowance" in c or "tolerance" in c for c in comp.columns)
+    assert set(comp["status"]) <= {"passed", "failed", "not judged"}
+    for _, r in comp.iterrows():
+        if r["status"] == "not judged":
+            assert r["reason"], r.to_dict()
+            continue
+        assert r["method"] in ("finite-width theory", "extrapolation d → ∞")
+        assert r["seeds"] is None or math.isnan(r["seeds"]) or r["seeds"] >= 8
+        ok = abs(r["simulation"] - r["theory"]) <= 3 * r["se"]
+        assert (r["status"] == "passed") == ok
+    # the toy size has fewer than 8 seeds: nothing is judged on them (stated)
+    assert comp["reason"].str.contains("seeds").any()
 
 
 def test_second_run_reads_the_cache(toy, tmp_path):

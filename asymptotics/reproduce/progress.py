@@ -6,10 +6,11 @@ what was saved when the run is interrupted.
 >>> log = io.StringIO()
 >>> r = LineReporter(log)
 >>> r.begin("quick", 2, "out")
->>> r.item_done("ba_fig1", {"status": "ok", "timings": {"total_s": 12.34}, "comparisons": {"total": 8, "passed": 8}}, 1, 2)
+>>> r.item_done("ba_fig1", {"status": "ok", "timings": {"total_s": 12.34},
+...                          "comparisons": {"total": 8, "judged": 6, "passed": 6, "failed": 0, "not_judged": 2}}, 1, 2)
 >>> print(log.getvalue(), end="")
 reproduce (quick): 2 item(s) into out
-reproduce [1/2] ba_fig1: ok in 12.3 s (8/8 comparisons passed)
+reproduce [1/2] ba_fig1: ok in 12.3 s (6 judged: 6 passed, 0 failed; 2 not judged)
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ class NullProgress:
 
 
 def item_line(name: str, rec: dict, i: int, n: int) -> str:
-    """``reproduce [i/n] NAME: STATUS in S s (P/T comparisons passed)`` (or the error's first line)."""
+    """``reproduce [i/n] NAME: STATUS in S s (J judged: P passed, F failed; N not judged)`` (or the error's
+    first line)."""
     secs = rec.get("timings", {}).get("total_s", 0.0)
     line = f"reproduce [{i}/{n}] {name}: {rec['status']} in {secs:.1f} s"
     comp = rec.get("comparisons") or {}
     if comp.get("total"):
-        line += f" ({comp['passed']}/{comp['total']} comparisons passed)"
+        line += (f" ({comp.get('judged', 0)} judged: {comp.get('passed', 0)} passed, {comp.get('failed', 0)} failed; "
+                 f"{comp.get('not_judged', 0)} not judged)")
     if rec["status"] == "error":
         reason = str(rec.get("reason", "")).splitlines()
         line += f": {reason[0][:160]}" if reason else ""

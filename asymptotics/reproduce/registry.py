@@ -27,7 +27,8 @@ __all__ = ["SIZES", "Item", "TableSpec", "sizes", "register", "items", "get"]
 SIZES = ("toy", "quick", "default", "full")
 
 #: The columns of a figure's theory-vs-simulation table.
-COMPARISON_COLUMNS = ("quantity", "point", "d", "theory", "simulation", "se", "z", "allowance", "passed")
+COMPARISON_COLUMNS = ("quantity", "point", "d", "seeds", "method", "theory", "simulation", "se", "z", "status",
+                      "reason")
 
 
 def sizes(**columns: Sequence) -> dict[str, dict]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
 import time
 import traceback
@@ -34,7 +33,7 @@ from .export import write_table
 from .plot import draw
 from .progress import NullProgress, make_reporter
 from .registry import COMPARISON_COLUMNS, SIZES, items
-from .report import build_report, comparison_rows
+from .report import build_report, comparison_counts, comparison_rows, verdict_counts
 
 __all__ = ["reproduce", "run_item", "remove_stale_partials", "DEFAULT_SEED"]
 
@@ -49,9 +48,11 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
              progress=None) -> tuple[dict, object]:
     """Compute, export and draw one item; returns ``(record, data)`` (data is None after an error).
 
-    The record's ``status`` is ``ok``, ``failed`` (a theory-vs-simulation comparison is out of its
-    tolerance) or ``error`` (the data function, the export or the drawing raised: recorded with
-    its traceback, and the run goes on).
+    The record's ``status`` is ``ok``, ``finding`` (a judged theory-vs-simulation comparison failed
+    or a computed verdict does not hold: reported, and ``reproduce --strict`` exits 1) or ``error``
+    (the data function, the export or the drawing raised: recorded with its traceback, and the run
+    goes on). ``comparisons`` counts judged / passed / failed / not judged; ``verdicts`` counts the
+    claims that hold / do not hold / are undecided.
     """
     progress = progress or NullProgress()
     rec: dict = {"kind": item.kind, "paper": item.paper, "checks": item.checks, "size_params": dict(item.size(size)),
@@ -77,11 +78,10 @@ def run_item(item, out: Path, *, size: str, cache: SimulationCache, seed: int = 
     rec["timings"]["export_s"] = t2 - t1
     rec["timings"]["total_s"] = t2 - t0
     rec["timings"]["cpu_s"] = time.process_time() - c0
-    comps = data.comparisons
-    zs = [abs(c.z) for c in comps if math.isfinite(c.z)]
-    rec["comparisons"] = {"total": len(comps), "passed": sum(c.passed for c in comps),
-                          "max_abs_z": max(zs) if zs else None}
-    rec["status"] = "failed" if rec["comparisons"]["passed"] < rec["comparisons"]["total"] else "ok"
+    rec["comparisons"] = comparison_counts(data.comparisons)
+    rec["verdicts"] = verdict_counts(data.verdicts)
+    found = rec["comparisons"]["failed"] + rec["verdicts"]["does_not_hold"]
+    rec["status"] = "finding" if found else "ok"
     rec["params"] = data.params
     return rec, data
 
@@ -221,14 +221,17 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
         meta = base_meta(size=size, seed=seed)
         paths = write_table(all_rows, out / "tables" / "comparison", meta=meta,
                             columns=["figure", *COMPARISON_COLUMNS],
-                            caption="Theory (d → ∞) against simulation (mean ± s.e. over seeds)",
+                            caption="Theory against simulation (mean ± s.e. over seeds): method, status, reason",
                             label="tab:comparison")
         manifest["comparison_tables"] = [_rel(p, out) for p in paths]
     manifest["total_s"] = time.perf_counter() - t_start
     manifest["cache"] = cache.stats()
     manifest["finished"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     manifest["summary"] = {s: sum(1 for r in manifest["items"].values() if r["status"] == s)
-                           for s in ("ok", "failed", "error")}
+                           for s in ("ok", "finding", "error")}
+    counts = [r.get("comparisons") or {} for r in manifest["items"].values()]
+    manifest["summary"].update({k: sum(c.get(k, 0) for c in counts)
+                                for k in ("total", "judged", "passed", "failed", "not_judged")})
     report = build_report(manifest, datas, selected)
     write_bytes(out / "report.md", report.encode(), create_parents=True)
     manifest["complete"] = True

@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 
-from ..data import Curve, Points, RefLine, compare
-from ._common import allowance
+from ..data import INFINITE, Curve, Points, RefLine, compare
 
 __all__ = ["seed_stats", "histogram_points", "density_curve", "mark_spectrum", "compare_seeds"]
 
@@ -55,12 +54,12 @@ def mark_spectrum(fig, result, *, panel: int = 0, group: int = 0, what: str = ""
                                      panel=panel))
 
 
-def compare_seeds(fig, quantity: str, where: dict, theory: float, values, *, d: int, rel: float = 0.0,
-                  absolute: float = 0.0, note: str = "") -> None:
-    """One theory-vs-simulation row from per-seed values (allowance rel·|theory| + absolute at
-    d = 1000, scaling as √(1000/d))."""
+def compare_seeds(fig, quantity: str, where: dict, theory: float, values, *, d: int, method: str = INFINITE,
+                  reason: str = "", note: str = "") -> None:
+    """One theory-vs-simulation row from per-seed values (``method`` and ``reason`` as in
+    :func:`asymptotics.reproduce.data.compare`: the d → ∞ theory at one d is reported, not judged)."""
     m, se = seed_stats(values)
     if not (math.isfinite(m) and math.isfinite(theory)):
         return
-    fig.comparisons.append(compare(fig.name, quantity, where, theory, m, se if math.isfinite(se) else 0.0, d=d,
-                                   allowance=allowance(theory, d, rel, absolute=absolute), note=note))
+    fig.comparisons.append(compare(fig.name, quantity, where, theory, m, se if math.isfinite(se) else math.nan, d=d,
+                                   seeds=len(list(values)), method=method, reason=reason, note=note))

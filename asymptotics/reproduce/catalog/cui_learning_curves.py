@@ -18,7 +18,6 @@ STEPS = ((1.0, 0.5), (3.0, 20.0))  # (η̃, α0): the authors' stored run, and a
 SIZES = sizes(d=(150, 250, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
               alpha=([1.0, 3.0], [0.5, 3.0], [0.5, 1.0, 2.0, 3.0], [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]),
               targets=(["tanh"], list(TARGETS), list(TARGETS), list(TARGETS)))
-REL = 0.05  # network vs d → ∞ theory at d = 1000 (docs/spiked-rf.md: 5 % at d = 1500, α = 0.5)
 
 
 def data(ctx):
@@ -48,11 +47,11 @@ def data(ctx):
             fixed = {"teacher": teacher, "eta_tilde": et, "alpha0": a0}
             th, _ = C.curve(xs, teacher=teacher, eta_tilde=et, alpha0=a0, **kw)
             add_simulated(ctx, fig, sims, xs, "test_error", f"network, η̃ = {fmt(et)}, α₀ = {fmt(a0)}", th,
-                          fixed=fixed, rel=REL, group=g, panel=k, params=fixed)
+                          fixed=fixed, group=g, panel=k, params=fixed)
             if g == 0:  # the same seeds' readout on W⁰: random features
                 add_simulated(ctx, fig, sims, xs, "test_error0", "random features simulated",
                               C.curve(xs, teacher=teacher, **kw)[0], fixed={"teacher": teacher, "eta_tilde": 0.0},
-                              rel=REL, group=6, panel=k, params={"teacher": teacher})
+                              group=6, panel=k, params={"teacher": teacher})
     fig.caption = (f"σ = tanh, targets σ* = tanh (left) and sin (right), p = d (β = {fmt(BETA)}), λ = {fmt(LAM)}, "
                    "no label noise; first step on n₀ = α₀d samples, readout on n = αd fresh samples. "
                    + sim_caption(p["d"], p["seeds"], p["n_test"], "random features = the same network's readout at W⁰"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ...figures.finite_size import convergence_series, omega_label
-from ..data import Curve, Points, RefLine, compare
+from ..data import EXTRAPOLATION, FINITE_WIDTH, Curve, Points, RefLine, compare
 from ..plot import Panel, PlotSpec
 from ..registry import SIZES, Item
 
@@ -47,7 +47,10 @@ def study_data(ctx, variant):
         p = dict(p, x=[scale * x for x in p["x"]], fit_x=[scale * x for x in p["fit_x"]])
         fig.params[f"xlabel_{k}"] = (f"$10^{{{e}}}$·" if e else "") + omega_label(p["omega"]) + " (d → ∞ at 0)"
         fig.params[f"title_{k}"] = f"{p['label']}: {'passes' if p['passed'] else 'fails'}"
-        fig.points.append(Points("simulation", p["x"], p["means"], p["ses"], p["name"], d=None, group=1, panel=k))
+        q = next((q for q in study.quantities if q.name == p["name"]), None)
+        what = (f"simulation (d = {q.dims[0]}…{q.dims[-1]}, {min(q.seeds)}–{max(q.seeds)} seeds)"
+                if q is not None and q.dims and q.seeds else "simulation")
+        fig.points.append(Points(what, p["x"], p["means"], p["ses"], p["name"], d=None, group=1, panel=k))
         if p["fit_x"]:
             fig.curves.append(Curve(f"fit {p['model']}", p["fit_x"], p["fit_y"], p["name"], group=0, panel=k))
             lo = [y - 2 * s for y, s in zip(p["fit_y"], p["fit_se"], strict=True)]
@@ -61,19 +64,32 @@ def study_data(ctx, variant):
         fig.lines.append(RefLine("bound", p["theory"], "theory d = ∞", panel=k))
         fig.notes.append(f"{p['name']}: {p['summary']}")
     for q in study.quantities:
+        seeds, se_note = _seeds(q)
         if q.extrapolation is not None:
+            p = q.extrapolation.best.p_value
+            why = (f"the extrapolation model does not fit (p = {p:.2g} < 0.01)"
+                   if p is not None and math.isfinite(p) and p < 0.01 else "")
             fig.comparisons.append(compare(variant.name, f"{q.name} (limit d → ∞)", variant.point(), q.theory,
-                                           q.extrapolation.limit, q.extrapolation.limit_se, d=max(q.dims),
-                                           note=q.limit_verdict.reason))
+                                           q.extrapolation.limit, q.extrapolation.limit_se, d=max(q.dims), seeds=seeds,
+                                           method=EXTRAPOLATION, reason=why,
+                                           note="; ".join(x for x in (se_note, q.limit_verdict.reason) if x)))
         if q.finite_theory is not None:
             for d, m, s, t in zip(q.dims, q.means, q.ses, q.finite_theory, strict=True):
                 fig.comparisons.append(compare(variant.name, f"{q.name} vs finite-width theory", {"d": d}, t, m, s,
-                                               d=d, note="finite-width theory at the simulated d"))
+                                               d=d, seeds=seeds, method=FINITE_WIDTH, note=se_note))
     rows = study.rows()
     fig.table = [{c: r.get(c) for c in COLUMNS} for r in rows]
     fig.caption = (f"{variant.description}. Seeds per d: {study.plan.note if study.plan else '—'}. Error bars ± 2 s.e.; "
                    "verdict without allowance (docs/finite-size.md).")
     return fig
+
+
+def _seeds(q) -> tuple[int | None, str]:
+    """The seeds behind a quantity's standard errors: the fewest at one d, or None (with the reason) when
+    the s.e. come from the study's pooled variance model over the whole ladder."""
+    if q.se_method == "pooled":
+        return None, f"s.e. from a variance model pooled over the ladder ({q.variance_dof:.0f} degrees of freedom)"
+    return (min(q.seeds) if q.seeds else None), ""
 
 
 def finite_size_item(variant, order: int = 400) -> Item:

@@ -11,18 +11,21 @@ import math
 from ..data import Points, RefLine
 from ..plot import Panel, PlotSpec
 from ..registry import Item, sizes
-from ._common import NOISE_TEX, fmt, sim_caption
-from ._spectra import compare_seeds, seed_stats
+from ..verdicts import agrees, below
+from ._common import NOISE_TEX, fmt
+from ._ladder import extrapolated
+from ._spectra import seed_stats
 
 STUDENT = TEACHER = "tanh"
 NOISE = 0.1
 SMALL = {"psi1": 3.0, "psi2": 1.0, "eta": 6.0}  # η = Θ(1)
 LARGE = {"psi1": 2.0, "psi2": 1.0, "eta": 1.0}  # η = c√N with c = 1
-SIZES = sizes(d=([100, 200], [250, 500, 1000], [250, 500, 1000, 2000], [500, 1000, 2000, 4000]),
-              seeds=(3, 2, 3, 4))
-#: finite-size allowances at d = 1000 (√(1000/d) scaling): the outliers 6 % (docs/spectra.md §5:
-#: 1–5 % below the limits at d = 500–4000), the label alignments ± 0.03
-REL_LOCATION, ABS_LABELS = 0.06, 0.03
+#: a ladder of d (ratio √2) per preset, ≥ 8 seeds at every rung where it is judged
+SIZES = sizes(d=([100, 141, 200], [250, 354, 500], [250, 354, 500, 707, 1000],
+                 [500, 707, 1000, 1414, 2000, 2828, 4000]),
+              seeds=(3, 8, 8, 8))
+#: finite-size exponents of the extrapolation: an outlier and its overlaps converge like d^{-1/2} or d^{-1}
+OMEGAS = (0.5, 1.0)
 
 
 def _theory():
@@ -37,6 +40,25 @@ def _theory():
     return {"small": (small.location, small.overlaps["labels"]),
             "large_cget": (cget.location_per_width, cget.overlaps["labels"]),
             "large_ge": (ge.location_per_width, ge.overlaps["labels"])}
+
+
+def _verdicts(fig, th, limits, seeds) -> None:
+    """The item's claims, computed from the extrapolated limits."""
+    def lim(key):
+        lad = limits.get(key)
+        return (lad.limit, lad.limit_se) if lad is not None else (math.nan, math.nan)
+
+    for what, i, name in (("loc", 0, "CK outlier"), ("lab", 1, "label alignment")):
+        m, s = lim(("small", "true", what))
+        fig.verdicts.append(agrees(m, s, th["small"][i], f"η = Θ(1): the true-feature {name} extrapolated to d → ∞",
+                                   seeds=seeds, theory_name="the Gaussian-equivalence theory"))
+        m, s = lim(("large", "true", what))
+        fig.verdicts.append(agrees(m, s, th["large_cget"][i], f"large step: the true-feature {name}"
+                                   + ("/N" if what == "loc" else "") + " extrapolated to d → ∞", seeds=seeds,
+                                   theory_name="the conditional Gaussian equivalence"))
+    m, s = lim(("large", "true", "loc"))
+    fig.verdicts.append(below([m], [s], th["large_ge"][0], "large step: the true-feature CK outlier/N extrapolated "
+                              "to d → ∞ (the Gaussian-equivalence prediction)", seeds=seeds))
 
 
 def data(ctx):
@@ -60,47 +82,41 @@ def data(ctx):
     )
     for panel, key, group, label in lines:
         fig.lines.append(RefLine("bound", th[key][0 if panel < 2 else 1], label, group=group, panel=panel))
-    series: dict = {}
-    verdict = []
+    seeds = p["seeds"]
+    per_d: dict = {}
     for regime, setting in (("small", SMALL), ("large", LARGE)):
         for d in ds:
             cfg = BaConfig(student=STUDENT, teacher=TEACHER, d=d, noise=NOISE, measure=("ck",),
                            eta_exponent=0.0 if regime == "small" else 0.5, **setting)
-            ms = measure_spectra(cfg, p["seeds"], ctx.root_seed, matrices=("ck",), top=1)
+            ms = measure_spectra(cfg, seeds, ctx.root_seed, matrices=("ck",), top=1)
             scale = 1.0 if regime == "small" else float(cfg.N)
-            where = {"regime": regime, "d": d}
             for fm in ("true", "ge"):
-                loc = [m[f"ck_{fm}"].top[0].location / scale for m in ms]
-                lab = [m[f"ck_{fm}"].top[0].overlaps["labels"] for m in ms]
-                series.setdefault((regime, fm, "loc"), []).append(seed_stats(loc))
-                series.setdefault((regime, fm, "lab"), []).append(seed_stats(lab))
-                key = "small" if regime == "small" else ("large_cget" if fm == "true" else "large_ge")
-                q = f"ck_{fm}_outlier" + ("" if regime == "small" else "_per_width")
-                compare_seeds(fig, q, where, th[key][0], loc, d=d, rel=REL_LOCATION)
-                compare_seeds(fig, f"ck_{fm}_labels", where, th[key][1], lab, d=d, absolute=ABS_LABELS)
-            (mt, _), (mg, _) = series[(regime, "true", "loc")][-1], series[(regime, "ge", "loc")][-1]
-            verdict.append(f"{regime} step, d = {d}: CK outlier{'' if regime == 'small' else '/N'} true {mt:.4g}, "
-                           f"GE features {mg:.4g} (ratio {mt / mg:.3f})")
+                per_d.setdefault((regime, fm, "loc"), []).append([m[f"ck_{fm}"].top[0].location / scale for m in ms])
+                per_d.setdefault((regime, fm, "lab"), []).append([m[f"ck_{fm}"].top[0].overlaps["labels"] for m in ms])
     panels = {("small", "loc"): 0, ("large", "loc"): 1, ("small", "lab"): 2, ("large", "lab"): 2}
-    for (regime, fm, what), vals in series.items():
-        m, s = zip(*vals, strict=True)
-        group = {("small", "true"): 1, ("small", "ge"): 3, ("large", "true"): 1, ("large", "ge"): 2}[(regime, fm)]
-        if what == "lab":
-            group = {("small", "true"): 0, ("small", "ge"): 3, ("large", "true"): 1, ("large", "ge"): 2}[(regime, fm)]
+    limits = {}
+    for (regime, fm, what), vals in per_d.items():
+        key = "small" if regime == "small" else ("large_cget" if fm == "true" else "large_ge")
+        theory = th[key][0 if what == "loc" else 1]
+        q = (f"ck_{fm}_outlier" + ("" if regime == "small" else "_per_width")) if what == "loc" else f"ck_{fm}_labels"
+        group = {("small", "true"): 1 if what == "loc" else 0, ("small", "ge"): 3, ("large", "true"): 1,
+                 ("large", "ge"): 2}[(regime, fm)]
         label = f"{'η = Θ(1)' if regime == 'small' else 'large step'}, {'true' if fm == 'true' else 'GE'} features"
-        fig.points.append(Points(label, ds, m, s, f"ck_{fm}_{what}_{regime}", d=None, seeds=p["seeds"],
-                                 panel=panels[(regime, what)], group=group))
-    fig.notes.extend(verdict)
-    fig.notes.append("Verdict (docs/spectra.md §5): at η = Θ(1) the true-feature CK outlier and label alignment follow "
-                     "the Gaussian-equivalence theory; after a large step the true features' outlier follows the "
-                     "conditional Gaussian equivalence and lies well below that of the Gaussian-equivalent features "
-                     f"(limits {th['large_cget'][0]:.4f} vs {th['large_ge'][0]:.4f} per neuron).")
+        stats = [seed_stats(v) for v in vals]
+        fig.points.append(Points(f"{label} ({seeds} seeds per d)", ds, [m for m, _ in stats], [s for _, s in stats],
+                                 f"ck_{fm}_{what}_{regime}", d=None, seeds=seeds, panel=panels[(regime, what)],
+                                 group=group))
+        limits[(regime, fm, what)] = extrapolated(fig, q, {"regime": regime}, ds, vals, theory, omegas=OMEGAS,
+                                                  panel=panels[(regime, what)], group=group, label=f"{label}: ")
+    _verdicts(fig, th, limits, seeds)
     fig.caption = (f"σ = σ* = tanh, σ_ε = {fmt(NOISE)}. Left: η = Θ(1) (ψ₁ = {fmt(SMALL['psi1'])}, ψ₂ = "
                    f"{fmt(SMALL['psi2'])}, η = {fmt(SMALL['eta'])}), the largest eigenvalue of the CK Gram; middle: "
                    f"the large step η = {fmt(LARGE['eta'])}·√N (ψ₁ = {fmt(LARGE['psi1'])}, ψ₂ = {fmt(LARGE['psi2'])}), "
                    "λ₁/N; right: the squared overlap of the top eigenvector (in ℝⁿ) with the centred labels. True "
                    "features σ(X̃W₁) and Gaussian-equivalent features μ₁X̃W₁ + μ₂Z of the same W₁. "
-                   + sim_caption(max(ds), p["seeds"], extra="d on the horizontal axis"))
+                   + f"Simulations at d = {', '.join(map(str, ds))}, {p['seeds']} seeds each (d on the horizontal "
+                   "axis; error bars ± 2 s.e.); dash-dot: the weighted fit L + b·d^-ω (ω ∈ {1/2, 1}, Akaike-averaged) "
+                   "whose limit L is compared with the theory (horizontal lines), |L − theory| ≤ 3 s.e.")
     return fig
 
 
@@ -108,8 +124,9 @@ ITEM = Item(
     name="ge_check",
     title="Gaussian equivalence of the trained CK: outlier and label alignment as d grows",
     paper="Ba et al. (2022), the trained-CK hypothesis (open there); docs/spectra.md §5",
-    checks="At η = Θ(1) the true-feature CK outlier and its label alignment follow the Gaussian-equivalence theory; "
-           "after a large step the true features follow the conditional Gaussian equivalence, not the GE prediction.",
+    checks="The d → ∞ extrapolation of a ladder of d (no allowance) of the CK outlier and its label alignment, for "
+           "true and Gaussian-equivalent features, against the Gaussian-equivalence theory (η = Θ(1)) and the "
+           "conditional one (large step); the claims are computed verdicts.",
     sizes=SIZES,
     data=data,
     plot=PlotSpec((Panel("input dimension d", "CK outlier λ₁", xscale="log", legend="lower right", title="η = Θ(1)"),

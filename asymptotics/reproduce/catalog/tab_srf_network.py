@@ -12,7 +12,6 @@ ALPHAS = (0.5, 1.5, 3.0)
 BETA = 1.0
 SIZES = sizes(d=(150, 300, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
               alpha=([3.0], [0.5, 3.0], list(ALPHAS), list(ALPHAS)))
-REL = 0.05
 
 
 def data(ctx):
@@ -36,9 +35,9 @@ def data(ctx):
                                           r=prm.r, gamma=prm.gamma, n_test=p["n_test"]) for a in xs],
                                p["seeds"], f"sRF {t}")
         fixed = {"setting": f"{s}/{t}", "eta_tilde": et, "alpha0": a0, "lam": lam}
-        pn = add_simulated(ctx, fig, net, xs, "test_error", "network", st, plotted=False, rel=REL,
+        pn = add_simulated(ctx, fig, net, xs, "test_error", "network", st, plotted=False,
                            fixed={**fixed, "model": "network"})
-        ps = add_simulated(ctx, fig, srf, xs, "test_error", "sRF model", th, plotted=False, rel=REL,
+        ps = add_simulated(ctx, fig, srf, xs, "test_error", "sRF model", th, plotted=False,
                            fixed={**fixed, "model": "sRF"})
         for i, a in enumerate(xs):
             fig.table.append({"student": s, "teacher": t, "eta_tilde": et, "alpha0": a0, "lam": lam, "alpha": a,
