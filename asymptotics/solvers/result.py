@@ -148,8 +148,12 @@ class SolverResult:
     residual: float
     method: str
     message: str = "converged"
-    status: int = CONVERGED
+    status: Status = CONVERGED
     at_roundoff_floor: bool = False
+
+    def __post_init__(self):
+        # the one vocabulary: a compiled kernel's integer code becomes its Status here
+        object.__setattr__(self, "status", Status(self.status))
 
     def __repr__(self) -> str:  # short, readable
         return (

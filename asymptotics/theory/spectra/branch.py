@@ -252,10 +252,10 @@ def continue_to_axis(solve, start, x, scale: float, unknowns: tuple, signs: dict
         target = 1e-6 * np.abs(x[idx])
         steps = int(np.ceil(np.max(np.log(hs[-1] / target) / -np.log(cfg.ratio))))
         h_prev = np.full(idx.size, hs[-1])
-        Xs, sts = X[idx], status[idx]
+        Xs = X[idx]
+        alive = status[idx] == Status.CONVERGED  # still descending
         for k in range(1, steps + 1):
             h_next = hs[-1] * (target / hs[-1]) ** (k / steps)
-            alive = sts == Status.CONVERGED
             if not np.any(alive):
                 break
             Xa, sta, resa = _advance(solve, x[idx][alive], h_prev[alive], h_next[alive], Xs[alive], signs or {}, cfg, 0)
@@ -264,7 +264,7 @@ def continue_to_axis(solve, start, x, scale: float, unknowns: tuple, signs: dict
             Xs[sub[ok]] = Xa[ok]
             res[idx[sub[ok]]] = resa[ok]
             h_prev[sub[ok]] = h_next[sub[ok]]
-            sts[sub[~ok]] = -1  # stop descending; keep the value at the last height reached
+            alive[sub[~ok]] = False  # stop descending; keep the value at the last height reached
         X[idx], height[idx] = Xs, h_prev
     if cfg.boundary:
         ok = (status == Status.CONVERGED) & (np.abs(x) > 1e-12 * scale)

@@ -206,13 +206,14 @@ def solve_curve_block(alphas, beta, lam, c, pi, w, mu1, mu2, x0, has_start, atol
                       memory, damping, restart, X, iout, fres):
     """Continuation along ``alphas``: row p of X the reduced point, iout[p] = (status, iterations,
     start status), fres[p] the residual. A failed start (inner self-energy) stops the path: its
-    row has start status ≠ 0 and the rows after it are not solved (status −1)."""
+    row has start status ≠ 0 and the rows after it are not solved (status MAX_STEPS after 0
+    iterations)."""
     m = X.shape[1]
     x = np.empty(m)
     start = x0.copy()
     have = has_start
     for p in range(alphas.shape[0]):
-        iout[p, 0] = -1
+        iout[p, 0] = MAX_STEPS
         iout[p, 1] = 0
         iout[p, 2] = CONVERGED
         fres[p] = np.inf

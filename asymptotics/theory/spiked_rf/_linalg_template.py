@@ -33,8 +33,9 @@ from ...rendering.templates.small_linalg import gauss_solve, jacobi_rotation, ro
 EPS = 2.220446049250313e-16
 CONVERGED = int(Status.CONVERGED)
 NONFINITE = int(Status.NONFINITE)
-#: status of an Anderson pass that took a step (the loop goes on)
-RUNNING = -1
+#: status of an Anderson pass that took a step: the loop goes on, and a loop that stops after it has
+#: run out of steps (MAX_STEPS, never returned by a pass otherwise; no code outside the vocabulary)
+RUNNING = int(Status.MAX_STEPS)
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 

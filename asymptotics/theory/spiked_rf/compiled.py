@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
 from ...solvers import Anderson, SolverResult
-from ...solvers.result import CONVERGED, STATUS_MESSAGES
+from ...solvers.result import CONVERGED, STATUS_MESSAGES, Status
 from .channel import ChannelModel, response_conjugates
 from .kernels import block_kernels, solver_kernels
 from .priors import BlockMarchenkoPastur, FiniteSpectrum, MarchenkoPastur
@@ -174,7 +174,7 @@ def point_solution(model: ChannelModel, alpha, beta, lam, prior, row, irow, on_f
         noise=math.sqrt(model.noise_var), params=model.params, V1=mat(k.OUT_V1), V2=vec(k.OUT_V2),
         Q1=mat(k.OUT_Q1), Q2=vec(k.OUT_Q2), m=vec(k.OUT_M), t=vec(k.OUT_T), psi=vec(k.OUT_PSI),
         V1hat=mat(k.OUT_V1HAT), V2hat=vec(k.OUT_V2HAT), Q1hat=mat(k.OUT_Q1HAT), q2hat=vec(k.OUT_Q2HAT),
-        that=vec(k.OUT_THAT), psihat=vec(k.OUT_PSIHAT), converged=True, status=int(CONVERGED),
+        that=vec(k.OUT_THAT), psihat=vec(k.OUT_PSIHAT), converged=True, status=Status.CONVERGED,
         message=STATUS_MESSAGES[CONVERGED], iterations=res.iterations, residual=float(row[k.OUT_RESIDUAL]),
         method="anderson", prior=prior.name, quadrature_error=model.quadrature_error,
         stability_margin=float(row[k.OUT_MARGIN]), start=res.value,

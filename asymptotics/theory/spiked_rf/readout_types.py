@@ -38,7 +38,7 @@ import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
 from ...solvers import SolverResult
-from ...solvers.result import CONVERGED, STATUS_MESSAGES
+from ...solvers.result import CONVERGED, STATUS_MESSAGES, Status
 from .kernels import block_kernels
 
 __all__ = [
@@ -102,7 +102,7 @@ def solve_block_mp(V1hat, D, c, pi, beta, *, tau0=None, tol: float = 1e-13) -> B
         np.ascontiguousarray(V1hat), D, c, pi, float(beta), tau, float(tol))
     if status != CONVERGED:
         res = SolverResult(value=tau, converged=False, iterations=int(iterations), residual=float(residual),
-                           method="anderson", message=STATUS_MESSAGES[status], status=int(status))
+                           method="anderson", message=STATUS_MESSAGES[status], status=Status(status))
         raise ConvergenceError(f"anderson did not converge after {res.iterations} iteration(s): {res.message}; "
                                f"residual {res.residual:.3g}", res)
     tau = np.maximum(tau, 0.0)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...solvers import SolverResult
-from ...solvers.result import CONVERGED, SINGULAR
+from ...solvers.result import CONVERGED, SINGULAR, Status
 from .mapping import SpikedRFParameters
 
 __all__ = ["SpikedRFSolution", "failed_solution", "not_converged_message", "MIN_STABILITY_MARGIN"]
@@ -44,7 +44,8 @@ class SpikedRFSolution:
         V1, V2, Q1, Q2: responses and overlaps (Q1 = q1 = aᵀΩa/p, Q2 = q2 = ‖a‖²/p for K = 1).
         m, t, psi: mean direction 1ᵀa/√p, spike overlap aᵀW̃v/√p, orthogonal overlap aᵀW̃ζ/√p.
         V1hat, V2hat, Q1hat, q2hat, that, psihat: the conjugates.
-        converged, status, message, iterations: the solver outcome (status 0 = converged).
+        converged, status, message, iterations: the solver outcome (status a
+            :class:`~asymptotics.solvers.Status`, ``CONVERGED`` when converged).
         residual: largest violation of the full fixed-point equations at the solution.
         method: solver used; prior: ``"mp"``, ``"block-mp"`` or ``"finite"``.
         quadrature_error: estimated error of the κ and inner Gaussian rules.
@@ -75,7 +76,7 @@ class SpikedRFSolution:
     that: np.ndarray
     psihat: np.ndarray
     converged: bool
-    status: int
+    status: Status
     message: str
     iterations: int
     residual: float

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
 from ....rendering.templates import SMALL_LINALG, kernel_names, load_template, placeholders
 from .model import GaussianReadoutModel
 
-__all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+__all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution",
+           "PointScalars", "PointVectors", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
 
 #: the template of the dense linear algebra (no placeholders)
 DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
@@ -82,6 +84,33 @@ def kernels() -> ModuleType:
                          "large-step Gaussian-readout fixed point", prefix="ls_fixed")
 
 
+class PointScalars(NamedTuple):
+    """The kernel's scalar output at one (λ, width) point, ``scal[p, k]``, by name (the kernel writes
+    them in this order: ``_kernel_template.py``, ``SCAL_SIZE`` entries)."""
+
+    risk1: float
+    train_error: float
+    spike_error: float
+    mean_rank: float
+    residual: float
+    spectral_radius: float
+    #: the assembly outcome (``ASSEMBLED`` … ``SINGULAR_SYSTEM`` of the kernel module)
+    code: float
+
+
+class PointVectors(NamedTuple):
+    """The kernel's per-node output at one (λ, width) point, ``vec[p, k]``, by name (rows in this
+    order, ``VEC_ROWS`` of them)."""
+
+    V: np.ndarray
+    q: np.ndarray
+    omega_bar: np.ndarray
+    omega0: np.ndarray
+    t: np.ndarray
+    psi: np.ndarray
+    conditional_error: np.ndarray
+
+
 @dataclass(frozen=True)
 class PathSolution:
     """The raw output of the path kernel for P values of λ and W widths.
@@ -102,6 +131,14 @@ class PathSolution:
     vec: np.ndarray
     scal: np.ndarray
     width_iterations: np.ndarray
+
+    def scalars(self, p: int, k: int) -> PointScalars:
+        """The scalar output at ridge index p and width index k, by name."""
+        return PointScalars(*(float(v) for v in self.scal[p, k]))
+
+    def vectors(self, p: int, k: int) -> PointVectors:
+        """The per-node output at ridge index p and width index k, by name (copies)."""
+        return PointVectors(*(row.copy() for row in self.vec[p, k]))
 
 
 def _c(a) -> np.ndarray:

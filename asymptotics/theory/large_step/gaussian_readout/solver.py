@@ -23,15 +23,13 @@ from ....solvers import SolverResult, Status
 from ....solvers.result import STATUS_MESSAGES
 from ...spiked_rf.solution import MIN_STABILITY_MARGIN  # one threshold for both variance maps
 from ..column_norms import COLUMN_NODES
-from .compiled import PathSolution, solve_path
+from .compiled import PathSolution, kernels, solve_path
 from .model import GaussianReadoutModel, check_width
 from .result import GaussianReadoutRisk
 
 __all__ = ["solve_gaussian_readout", "solve_gaussian_readout_path", "MIN_STABILITY_MARGIN"]
 
 
-# outcome codes of the assembly (``_kernel_template.py``)
-_UNSTABLE, _NONFINITE_RISK, _NONFINITE_TRAIN, _NEGATIVE, _SINGULAR = 1, 2, 3, 4, 5
 
 
 def _check_common(model: GaussianReadoutModel, tol, max_steps, on_failure):
@@ -59,24 +57,30 @@ def _solver_result(sol: PathSolution, p: int, iterations: int) -> SolverResult:
                         status=st)
 
 
-def _failure_message(model, lam, res: SolverResult, code: int, rad: float) -> str:
-    if not res.converged:
-        msg = (f"large-step fixed point did not converge at ψ1 = {model.psi1:g}, ψ2 = {model.psi2:g}, λ = {lam:g}: "
-               f"{res.message} after {res.iterations} iterations (residual {res.residual:.3g})")
-        if lam == 0.0:
-            msg += "; with λ = 0 the responses diverge unless n/N is large enough — use λ > 0"
-        return msg
-    if code == _UNSTABLE:
-        return (f"large-step fixed point: the variance equations have no stable solution at ψ1 = {model.psi1:g}, "
-                f"ψ2 = {model.psi2:g}, λ = {lam:g} (spectral radius of the variance map {rad:.12g}; the risk "
-                f"diverges — interpolation threshold with λ → 0?)")
-    if code == _NONFINITE_RISK:
-        return "large-step fixed point: non-finite risk"
-    if code == _NONFINITE_TRAIN:
-        return "large-step fixed point: non-finite training error"
-    if code == _NEGATIVE:
-        return "large-step fixed point: negative variance at the solution (no physical solution)"
-    return "large-step fixed point: singular linear system (Singular matrix)"
+def _not_converged_message(model, lam, res: SolverResult) -> str:
+    msg = (f"large-step fixed point did not converge at ψ1 = {model.psi1:g}, ψ2 = {model.psi2:g}, λ = {lam:g}: "
+           f"{res.message} after {res.iterations} iterations (residual {res.residual:.3g})")
+    if lam == 0.0:
+        msg += "; with λ = 0 the responses diverge unless n/N is large enough — use λ > 0"
+    return msg
+
+
+def _assembly_outcome(model, lam, code: int, rad: float) -> tuple[Status, str]:
+    """The one reading of the kernel's assembly codes (``ASSEMBLED`` … ``SINGULAR_SYSTEM`` of
+    ``_kernel_template.py``, at a converged response solve): the :class:`Status` reported (every
+    failed assembly is ``SINGULAR``: no physical solution at this point) and the message."""
+    k = kernels()
+    if code == k.ASSEMBLED:
+        return Status.CONVERGED, Status.CONVERGED.message
+    messages = {
+        k.UNSTABLE: (f"large-step fixed point: the variance equations have no stable solution at ψ1 = "
+                     f"{model.psi1:g}, ψ2 = {model.psi2:g}, λ = {lam:g} (spectral radius of the variance map "
+                     f"{rad:.12g}; the risk diverges — interpolation threshold with λ → 0?)"),
+        k.NONFINITE_RISK: "large-step fixed point: non-finite risk",
+        k.NONFINITE_TRAIN: "large-step fixed point: non-finite training error",
+        k.NEGATIVE_VARIANCE: "large-step fixed point: negative variance at the solution (no physical solution)",
+    }
+    return Status.SINGULAR, messages.get(code, "large-step fixed point: singular linear system (Singular matrix)")
 
 
 def _readout_types(model: GaussianReadoutModel) -> int:
@@ -84,7 +88,7 @@ def _readout_types(model: GaussianReadoutModel) -> int:
     return model.K if math.isinf(model.dimension) else model.K // COLUMN_NODES
 
 
-def _failed(model, lam, width, lam_c, res: SolverResult, message) -> GaussianReadoutRisk:
+def _failed(model, lam, width, lam_c, res: SolverResult, message, status: Status) -> GaussianReadoutRisk:
     """A result with converged=False and NaN numbers (status: the response solver's when it failed,
     else ``Status.SINGULAR``: the responses converged but the variance or mean equations have no
     physical solution)."""
@@ -99,33 +103,34 @@ def _failed(model, lam, width, lam_c, res: SolverResult, message) -> GaussianRea
         readout_values=model.readout.values, readout_weights=model.readout.weights, bulk=model.features.bulk,
         self_energy=nan_K, type_error=None, type_sequence=(), kappa_nodes=n,
         quadrature_error=model.channel.quadrature_error, mean_rank=0, converged=False,
-        status=Status(res.status) if not res.converged else Status.SINGULAR, message=message,
+        status=status, message=message,
         iterations=res.iterations, residual=res.residual, stability_margin=math.nan, initial_columns=model.initial_columns, gradient=model.gradient)
 
 
 def _result(model, lam, width, lam_c, sol: PathSolution, p: int, k: int) -> GaussianReadoutRisk:
     """The result at ridge index p and width index k of a path solution (raises nothing)."""
     res = _solver_result(sol, p, sol.width_iterations[p, k])
-    sc = sol.scal[p, k]
-    code = int(sc[6]) if res.converged else -1
-    if code != 0:
-        return _failed(model, lam, width, lam_c, res, _failure_message(model, lam, res, code, float(sc[5])))
+    if not res.converged:
+        return _failed(model, lam, width, lam_c, res, _not_converged_message(model, lam, res), res.status)
+    sc = sol.scalars(p, k)
+    status, message = _assembly_outcome(model, lam, int(sc.code), sc.spectral_radius)
+    if status != Status.CONVERGED:
+        return _failed(model, lam, width, lam_c, res, message, status)
     ch, f = model.channel, model.features
     n = ch.weights.size
     x = sol.x[p]
-    vec = sol.vec[p, k]
+    vec = sol.vectors(p, k)
     return GaussianReadoutRisk(
-        risk1=float(sc[0]), train_error=float(sc[1]), spike_error=float(sc[2]), width=width, psi1=model.psi1,
+        risk1=sc.risk1, train_error=sc.train_error, spike_error=sc.spike_error, width=width, psi1=model.psi1,
         psi2=model.psi2, lam=lam, noise=model.noise, c=model.c, lam_cui=lam_c, r=model.r, gamma=model.gamma,
-        kernel_bound=model.kernel_bound, kappa=ch.kappa, kappa_weights=ch.weights, V=vec[0].copy(), q=vec[1].copy(),
-        omega_bar=vec[2].copy(), omega0=vec[3].copy(), t=vec[4].copy(), psi=vec[5].copy(),
-        conditional_error=vec[6].copy(), h=ch.h, h1t=ch.h1t, h2t=ch.h2t, readout=model.readout.kind,
+        kernel_bound=model.kernel_bound, kappa=ch.kappa, kappa_weights=ch.weights, **vec._asdict(),
+        h=ch.h, h1t=ch.h1t, h2t=ch.h2t, readout=model.readout.kind,
         types=_readout_types(model),
         readout_values=model.readout.values, readout_weights=model.readout.weights, bulk=f.bulk,
         self_energy=np.exp(x[n:]), type_error=None, type_sequence=(), kappa_nodes=n,
-        quadrature_error=ch.quadrature_error, mean_rank=int(sc[3]), converged=True, status=Status.CONVERGED,
-        message=Status.CONVERGED.message, iterations=res.iterations, residual=float(sc[4]),
-        stability_margin=1.0 - float(sc[5]), start=x.copy(), initial_columns=model.initial_columns, gradient=model.gradient)
+        quadrature_error=ch.quadrature_error, mean_rank=int(sc.mean_rank), converged=True, status=status,
+        message=message, iterations=res.iterations, residual=sc.residual,
+        stability_margin=1.0 - sc.spectral_radius, start=x.copy(), initial_columns=model.initial_columns, gradient=model.gradient)
 
 
 def solve_gaussian_readout_path(model: GaussianReadoutModel, lams, widths=(math.inf,), *, tol: float = 1e-12,
