@@ -30,6 +30,7 @@ from asymptotics.errors import ParameterError
 #: Cheap arguments of the commands that need some (and the variants worth running apart).
 ARGS: dict[str, list[str]] = {
     "activation": ["tanh"],
+    "check": ["--quantity", "risk", "--claim", "risk1 >= 0", "--over", "psi1=1:4", "--samples", "4", "--no-search"],
     "derive": ["--expr", "X", "--dims", "X:n,n"],
     "figure": ["tab_srf_grid", "--size", "toy"],
     "reproduce": ["--only", "tab_srf_grid", "--size", "toy"],
@@ -75,7 +76,7 @@ def _path_options(cmd) -> list[tuple[str, str]]:
         if not _is_path(p):
             continue
         name = next(o for o in p.opts if o.startswith("--"))
-        folder = name.endswith("-dir") or any(w in (p.help or "").lower() for w in ("output folder", "output directory"))
+        folder = name.endswith("-dir") or any(w in (p.help or "").lower() for w in ("folder", "directory"))
         found.append((name, "dir" if folder else "file"))
     return found
 
@@ -94,6 +95,7 @@ def test_discovery_finds_every_output_and_knows_the_required_arguments():
             "activation", "theory srf", "theory spectrum"} <= names
     assert ("reproduce", "--out", "dir") in OUTPUTS and ("sweep", "--out", "dir") in OUTPUTS
     assert ("theory risk", "--out", "file") in OUTPUTS and ("validate", "--studies-out", "file") in OUTPUTS
+    assert ("check", "--store", "dir") in OUTPUTS and ("reproduce", "--cache-dir", "dir") in OUTPUTS
     for name, cmd in _commands():
         required = [p.name for p in cmd.params if p.required]
         assert not required or name in ARGS, f"add cheap arguments for '{name}' (requires {required}) to ARGS"
