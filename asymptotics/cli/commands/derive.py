@@ -91,21 +91,23 @@ def derive_command(
     entry = get_entry(system)
     S = get_system(system)
     P = entry.pencil() if (pencil and entry.pencil is not None) else None
-    if latex:
-        typer.echo(f"% {S.name}: {entry.description}")
+    if latex:  # rows of at most 100 characters, broken at top-level + and − (latex_lines)
+        from ...symbolic.latex_lines import break_latex
+
+        typer.echo(break_latex(f"% {S.name}: {entry.description}"))
         if P is not None:
             typer.echo(f"% pencil {P.name}: block sizes {', '.join(map(str, P.sizes))} (× L)")
             typer.echo(P.latex(LATEX_NAMES))
-        typer.echo(S.latex(symbol_names=LATEX_NAMES))
+        typer.echo(break_latex(S.latex(symbol_names=LATEX_NAMES)))
         if full and S.eliminated:
             names = S.latex_names(LATEX_NAMES)
             lines = [
                 f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
                 for k, v in S.eliminated.items()
             ]
-            typer.echo(
+            typer.echo(break_latex(
                 "% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
-            )
+            ))
     else:
         typer.echo(f"{S.name}: {entry.description}")
         if P is not None:
