@@ -33,7 +33,7 @@ PRECISE_DPS = 30
 #: Multiples of the float64 epsilon within which a margin is not resolved.
 RESOLUTION_ULPS = 64
 #: Most points re-evaluated at high precision per claim and pair.
-MAX_PRECISE = 16
+MAX_PRECISE = 48
 _EPS = float(np.finfo(float).eps)
 
 

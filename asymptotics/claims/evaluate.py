@@ -54,9 +54,10 @@ def solver_tolerance(quantity: str, fixed: Mapping) -> float:
 
 
 def point_key(params: Mapping) -> str:
-    """The canonical text of a point (its parameters, sorted; floats by their shortest repr)."""
-    return json.dumps({k: (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v))
-                       for k, v in sorted(params.items())}, sort_keys=True, separators=(",", ":"))
+    """The canonical text of a point: ``name=value`` sorted by name, numbers as the shortest repr
+    of their float64 (so 2 and 2.0 are one point), joined by ``;``."""
+    return ";".join(f"{k}={float(v)!r}" if isinstance(v, (int, float)) and not isinstance(v, bool) else f"{k}={v}"
+                    for k, v in sorted(params.items()))
 
 
 @functools.lru_cache(maxsize=64)
@@ -154,25 +155,18 @@ def _failed(point: Mapping, grids: Mapping, message: str) -> list[dict]:
 
 def task_rows(params: Mapping, seed: int) -> dict:
     """The executor task: ``params`` = {quantity, fixed, student, teacher, points, grids}; returns
-    ``{"rows": JSON text of the rows}`` (NaN and ±inf written as null)."""
+    ``{"rows": JSON text of the rows}`` (the API writes NaN and ±inf as None already)."""
     try:
         rows = evaluate_points(params["quantity"], params["fixed"], params["student"], params["teacher"],
                                params["points"], params.get("grids"))
     except ParameterError as exc:
         rows = [{**p, "status": "refused", "message": str(exc)} for p in params["points"]]
-    return {"rows": json.dumps(_jsonable(rows), allow_nan=False)}
+    return {"rows": json.dumps(rows, default=_plain)}
 
 
-def _jsonable(rows: list[dict]) -> list[dict]:
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            return v
-        try:
-            f = float(v)
-            return f if math.isfinite(f) else None
-        except (TypeError, ValueError):
-            return str(v)
-
-    return [{k: clean(v) for k, v in r.items()} for r in rows]
+def _plain(v):
+    """A value json does not know (numpy scalars and the like): as a float, else as text."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)

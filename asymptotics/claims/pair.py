@@ -141,7 +141,7 @@ class PairCheck:
             return
         rows = evaluate_points(self.claim.quantity, dict(self.claim.fixed), self.student, self.teacher, todo)
         self.computed += len(rows)
-        self.store.add(self._rows_to_store(rows))
+        self.store.add(self._rows_to_store(rows), defer=True)
 
     # ---- margins -------------------------------------------------------------------------------
     def margins(self, points: list[dict]) -> dict[str, np.ndarray]:

@@ -57,10 +57,11 @@ def prepare(claim: Claim):
     from .assumptions import check_pair
 
     ok = accepted(claim.quantity)
+    own = ("student", "teacher", "on_failure", "progress")
     for name in (*claim.domain.names, *claim.fixed):
-        if name not in ok or name in ("student", "teacher", "on_failure", "progress"):
-            raise ParameterError(f"{claim.name}: parameter", name, f"a parameter of {claim.quantity}: "
-                                 + ", ".join(p for p in ok if p not in ("student", "teacher", "on_failure", "progress")))
+        if name not in ok or name in own:
+            raise ParameterError("parameter", name, f"a parameter of {claim.quantity}: "
+                                 + ", ".join(p for p in ok if p not in own), f"claim {claim.name!r}")
     both = set(claim.domain.names) & set(claim.fixed)
     if both:
         raise ParameterError(f"{claim.name}: fixed", sorted(both), "parameters not also in the domain")
@@ -155,7 +156,10 @@ def _line(claim: Claim, line: int | None) -> int:
 def _check_pair(pc: PairCheck, samples, search, starts, evals, max_precise, dps, executor, line) -> dict:
     pc.sample(samples, executor, line)
     if search and pc.domain.ranges:
-        _search(pc, starts, evals, samples)
+        try:
+            _search(pc, starts, evals, samples)
+        finally:
+            pc.store.flush()
     points = list(pc.evaluated.values())
     m = pc.margins(points)
     thr = resolution(m["size"], m["scale"], pc.solver_tol, m["residual"])

@@ -35,6 +35,8 @@ MONOTONE_STEP = 1e-3
 #: Local searches started from the worst samples, and the evaluations each may spend.
 DEFAULT_STARTS = 4
 DEFAULT_EVALS = 60
+#: An improvement of the relative margin smaller than this does not count (see :func:`local_search`).
+STALL_TOL = 1e-9
 
 
 def seed_sequence(root_seed: int, name: str, pair_index: int) -> np.random.SeedSequence:
@@ -83,7 +85,9 @@ def neighbour(domain: Domain, name: str, value: float, step: float = MONOTONE_ST
 def local_search(objective: Callable[[np.ndarray], float], starts: list[np.ndarray], spacing: float,
                  evals: int = DEFAULT_EVALS) -> list[tuple[np.ndarray, float]]:
     """Bounded Nelder–Mead from each start in [0, 1]^k; ``objective(u)`` is the relative margin.
-    Returns the best (u, value) of each start."""
+    A start stops once ``2(k + 1)`` evaluations in a row improved its best value by less than
+    :data:`STALL_TOL` (the objective is flat, or float64 noise, there). Returns the best
+    (u, value) of each start."""
     from scipy.optimize import minimize
 
     out = []
@@ -92,12 +96,15 @@ def local_search(objective: Callable[[np.ndarray], float], starts: list[np.ndarr
         k = u0.size
         if k == 0:
             continue
-        best = [u0, objective(u0)]
+        best = [u0, objective(u0), 0]
 
-        def f(u, best=best):
+        def f(u, best=best, k=k):
             v = objective(np.clip(u, 0.0, 1.0))
+            best[2] = 0 if v < best[1] - STALL_TOL else best[2] + 1
             if v < best[1]:
                 best[0], best[1] = np.clip(u, 0.0, 1.0), v
+            if best[2] >= 2 * (k + 1):
+                raise _Stalled
             return v
 
         simplex = np.repeat(u0[None, :], k + 1, axis=0)
@@ -105,7 +112,14 @@ def local_search(objective: Callable[[np.ndarray], float], starts: list[np.ndarr
             simplex[i + 1, i] += spacing if u0[i] + spacing <= 1 else -spacing
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            minimize(f, u0, method="Nelder-Mead", bounds=[(0.0, 1.0)] * k,
-                     options={"maxfev": int(evals), "initial_simplex": simplex, "xatol": 1e-12, "fatol": 1e-15})
+            try:
+                minimize(f, u0, method="Nelder-Mead", bounds=[(0.0, 1.0)] * k,
+                         options={"maxfev": int(evals), "initial_simplex": simplex, "xatol": 1e-12, "fatol": 1e-15})
+            except _Stalled:
+                pass
         out.append((best[0], best[1]))
     return out
+
+
+class _Stalled(Exception):
+    """Stops a local search that no longer improves."""

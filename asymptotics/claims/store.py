@@ -15,9 +15,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..atomic import write_text
+from ..atomic import output_dir, write_text
 
-__all__ = ["PointStore", "claim_key"]
+__all__ = ["PointStore", "claim_key", "DEFER"]
+
+#: Rows of single evaluations (the local search) gathered before they are written.
+DEFER = 64
 
 
 def _describe(v) -> object:
@@ -54,9 +57,10 @@ class PointStore:
     def __init__(self, folder: Path | None):
         self.folder = folder
         self.rows: dict[str, dict] = {}
+        self._pending: dict[str, dict] = {}
         self._chunks = 0
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+            output_dir(folder, "store")  # created and writable, or one ParameterError (no traceback)
             for f in sorted(folder.glob("chunk-*.json")):
                 try:
                     for key, row in json.loads(f.read_text()).items():
@@ -88,11 +92,19 @@ class PointStore:
     def get(self, key: str) -> dict | None:
         return self.rows.get(key)
 
-    def add(self, rows: Mapping[str, dict]) -> None:
-        """Add rows and write them as one chunk (atomically)."""
+    def add(self, rows: Mapping[str, dict], defer: bool = False) -> None:
+        """Add rows and write them as one chunk (atomically); ``defer``: gather them and write
+        once :data:`DEFER` rows are waiting (or at :meth:`flush`)."""
         if not rows:
             return
         self.rows.update(rows)
-        if self.folder is not None:
-            write_text(self.folder / f"chunk-{self._chunks:06d}.json", json.dumps(dict(rows), allow_nan=False))
+        self._pending.update(rows)
+        if not defer or len(self._pending) >= DEFER:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows not yet written as one chunk."""
+        if self._pending and self.folder is not None:
+            write_text(self.folder / f"chunk-{self._chunks:06d}.json", json.dumps(self._pending, default=str))
             self._chunks += 1
+        self._pending = {}
