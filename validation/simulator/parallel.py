@@ -160,12 +160,61 @@ def simulate_many(
     root_seed = check_int("root_seed", root_seed, 0)
     if workers is not None:
         workers = check_int("workers", workers, 1)
-    cores = available_cores()
     if blas_threads is not None:
         blas_threads = check_int("blas_threads", blas_threads, 1)
     tasks = [(i, k) for i in range(len(configs)) for k in indices]
+    workers, per_task, chosen = _plan(configs, len(tasks), workers, blas_threads, max_memory)
+    seed_store = None
+    if store is not None and store is not False:
+        seed_store = SeedStore(None if store is True else store)
+    results = _stored(seed_store, configs, tasks, root_seed, per_task, progress)
+    hits = len(results)
+    pending = [t for t in tasks if t not in results]
+    t0 = time.perf_counter()
+
+    def finished(task, values):
+        results[task] = values
+        if seed_store is not None:
+            seed_store.put(configs[task[0]], root_seed, task[1], per_task, values)
+        if progress:
+            progress(len(results), len(tasks))
+
+    if workers == 1 or len(pending) <= 1:
+        controlled = _run_in_process(configs, pending, root_seed, per_task, on_stage, finished)
+        mode = "in-process"
+    else:
+        controlled = _run_in_processes(configs, pending, root_seed, workers, per_task, finished)
+        mode = "processes"
+    run = {
+        "workers": workers,
+        "mode": mode,
+        "threads_per_task": per_task,
+        "threads_chosen": chosen,
+        "blas_threads_controlled": bool(controlled) if controlled is not None else None,
+        "openblas_thread_timeout": blas_thread_timeout()
+        if mode == "in-process"
+        else os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4"),
+        "elapsed_s": time.perf_counter() - t0,
+        "store": None if seed_store is None else {
+            "directory": str(seed_store.directory), "read": hits, "computed": len(pending),
+            "code_version": code_version(),
+        },
+    }  # fmt: skip
+    out = [_result(cfg, [dict(seed=k, **results[(i, k)]) for k in indices], indices, root_seed, run)
+           for i, cfg in enumerate(configs)]
+    if len(indices) == 1:
+        warnings.warn(
+            "one seed: standard errors over seeds are undefined (NaN); use seeds >= 2", stacklevel=2
+        )
+    return out
+
+
+def _plan(configs, n_tasks: int, workers, blas_threads, max_memory) -> tuple[int, int, str]:
+    """(workers, BLAS threads per task, how they were chosen) for ``n_tasks`` tasks: by problem size
+    unless given, never more tasks at once than the memory limit allows."""
+    cores = available_cores()
     if workers is None or (workers == 1 and blas_threads is None):
-        auto_workers, auto_threads = choose_parallelism(configs, len(tasks), cores)
+        auto_workers, auto_threads = choose_parallelism(configs, n_tasks, cores)
         workers = auto_workers if workers is None else 1
         if blas_threads is not None:  # given threads per task: as many workers as fit on the cores
             workers = max(1, min(workers, cores // blas_threads))
@@ -175,129 +224,112 @@ def simulate_many(
         per_task = blas_threads or max(1, cores // workers)
         chosen = "given"
     if workers > 1 and blas_threads is None and workers > cores:
-        warnings.warn(f"{workers} workers on {cores} cores: the machine is oversubscribed", stacklevel=2)
-    workers = min(workers, _preflight(configs, min(workers, max(1, len(tasks))), max_memory))
-    seed_store = None
-    if store is not None and store is not False:
-        seed_store = SeedStore(None if store is True else store)
+        warnings.warn(f"{workers} workers on {cores} cores: the machine is oversubscribed", stacklevel=3)
+    workers = min(workers, _preflight(configs, min(workers, max(1, n_tasks)), max_memory))
+    return workers, per_task, chosen
+
+
+def _stored(seed_store, configs, tasks, root_seed: int, per_task: int, progress) -> dict:
+    """The per-seed values already in the seed store, by task (reported to ``progress`` as done)."""
     results: dict[tuple[int, int], dict] = {}
-    done = 0
-    if seed_store is not None:
-        for i, k in tasks:
-            got = seed_store.get(configs[i], root_seed, k, per_task)
-            if got is not None:
-                results[(i, k)] = got
-                done += 1
-                if progress:
-                    progress(done, len(tasks))
-    hits = done
-    pending = [t for t in tasks if t not in results]
-    t0 = time.perf_counter()
-    controlled = None
+    if seed_store is None:
+        return results
+    for i, k in tasks:
+        got = seed_store.get(configs[i], root_seed, k, per_task)
+        if got is not None:
+            results[(i, k)] = got
+            if progress:
+                progress(len(results), len(tasks))
+    return results
 
-    def finished(task, values):
-        nonlocal done
-        results[task] = values
-        if seed_store is not None:
-            seed_store.put(configs[task[0]], root_seed, task[1], per_task, values)
-        done += 1
-        if progress:
-            progress(done, len(tasks))
 
-    if workers == 1 or len(pending) <= 1:
-        import numba
+def _run_in_process(configs, pending, root_seed: int, per_task: int, on_stage, finished):
+    """Run the pending tasks one after the other in this process (``per_task`` BLAS and numba
+    threads); returns whether the BLAS threads could be controlled."""
+    import numba
 
-        numba_before = numba.get_num_threads()
-        with blas_limit(per_task) as controlled, warnings.catch_warnings():
-            warnings.simplefilter("ignore", DegenerateWarning)
-            single_thread_scipy_blas()
-            set_numba_threads(per_task)
-            try:
-                for i, k in pending:
-                    stage = (lambda name, i=i, k=k: on_stage(i, k, name)) if on_stage else None
-                    finished((i, k), run_seed(configs[i], root_seed, k, per_task, stage))
-            finally:
-                numba.set_num_threads(numba_before)
-        mode = "in-process"
-    else:
-        ctx = mp.get_context("spawn")
-        # NUMBA_NUM_THREADS is left out of the parent's environment: numba re-reads its config on
-        # every compile and refuses a changed value once its thread pool runs; the workers set
-        # their numba threads in _init_worker instead.
-        env = {k: v for k, v in thread_env(per_task).items() if k != "NUMBA_NUM_THREADS"}
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)  # inherited by the spawned workers at start-up
+    numba_before = numba.get_num_threads()
+    with blas_limit(per_task) as controlled, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        single_thread_scipy_blas()
+        set_numba_threads(per_task)
         try:
-            with ProcessPoolExecutor(
-                max_workers=min(workers, len(pending)),
-                mp_context=ctx,
-                initializer=_init_worker,
-                initargs=(per_task,),
-            ) as pool:
-                futures = {pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in pending}
-                todo = set(futures)
-                while todo:
-                    ready, todo = wait(todo, return_when=FIRST_EXCEPTION)
-                    for fut in ready:
-                        exc = fut.exception()
-                        if exc is not None:
-                            for other in todo:
-                                other.cancel()
-                            raise exc
-                        values, controlled = fut.result()
-                        finished(futures[fut], values)
+            for i, k in pending:
+                stage = (lambda name, i=i, k=k: on_stage(i, k, name)) if on_stage else None
+                finished((i, k), run_seed(configs[i], root_seed, k, per_task, stage))
         finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-        mode = "processes"
-    elapsed = time.perf_counter() - t0
-    out = []
-    for i, cfg in enumerate(configs):
-        per_seed = [dict(seed=k, **results[(i, k)]) for k in indices]
-        names = measurement_names(cfg.protocol, cfg.measure)
-        mean, se, test_se = aggregate(per_seed, names)
-        _warn_degenerate(cfg, per_seed)
-        exact = cfg.test_risk == "exact"
-        meta = {
-            "versions": versions(),
-            "protocol": cfg.protocol,
-            "config": cfg.as_dict(),
-            "student": cfg.student_activation().as_dict(),
-            "teacher": cfg.teacher_activation().as_dict(),
-            "seeds": len(indices),
-            "seed_indices": list(indices),
-            "root_seed": root_seed,
-            "streams": "SeedSequence(root_seed, spawn_key=(seed_index, component[, sub][, block])) with SFC64; "
-            + "components "
-            + ", ".join(f"{k}={v}" for k, v in COMPONENTS.items()),
-            "test_set": _test_set_text(cfg, exact),
-            "workers": workers,
-            "mode": mode,
-            "threads_per_task": per_task,
-            "threads_chosen": chosen,
-            "blas_threads_controlled": bool(controlled) if controlled is not None else None,
-            "openblas_thread_timeout": blas_thread_timeout()
-            if mode == "in-process"
-            else os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4"),
-            "elapsed_s": elapsed,
-            "store": None if seed_store is None else {
-                "directory": str(seed_store.directory), "read": hits, "computed": len(pending),
-                "code_version": code_version(),
-            },
-        }  # fmt: skip
-        if exact:
-            meta["risk_bound_max"] = max(
-                (v for ps in per_seed for key, v in ps.items() if key.startswith("risk_bound")), default=0.0
-            )
-        out.append(SimulationResult(cfg, per_seed, mean, se, test_se, meta))
-    if len(indices) == 1:
-        warnings.warn(
-            "one seed: standard errors over seeds are undefined (NaN); use seeds >= 2", stacklevel=2
+            numba.set_num_threads(numba_before)
+    return controlled
+
+
+def _run_in_processes(configs, pending, root_seed: int, workers: int, per_task: int, finished):
+    """Run the pending tasks in a pool of spawned processes (the first failure cancels the rest and
+    is raised); returns whether the workers could control their BLAS threads."""
+    controlled = None
+    ctx = mp.get_context("spawn")
+    # NUMBA_NUM_THREADS is left out of the parent's environment: numba re-reads its config on
+    # every compile and refuses a changed value once its thread pool runs; the workers set
+    # their numba threads in _init_worker instead.
+    env = {k: v for k, v in thread_env(per_task).items() if k != "NUMBA_NUM_THREADS"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # inherited by the spawned workers at start-up
+    try:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(pending)),
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(per_task,),
+        ) as pool:
+            futures = {pool.submit(_run_task, configs[i], root_seed, k, per_task): (i, k) for i, k in pending}
+            todo = set(futures)
+            while todo:
+                ready, todo = wait(todo, return_when=FIRST_EXCEPTION)
+                for fut in ready:
+                    exc = fut.exception()
+                    if exc is not None:
+                        for other in todo:
+                            other.cancel()
+                        raise exc
+                    values, controlled = fut.result()
+                    finished(futures[fut], values)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return controlled
+
+
+def _result(cfg, per_seed: list, indices, root_seed: int, run: dict) -> SimulationResult:
+    """One configuration's result: means and standard errors over its seeds, with the metadata of
+    the run (``run``: workers, mode, threads, timing, store)."""
+    names = measurement_names(cfg.protocol, cfg.measure)
+    mean, se, test_se = aggregate(per_seed, names)
+    _warn_degenerate(cfg, per_seed)
+    exact = cfg.test_risk == "exact"
+    meta = {
+        "versions": versions(),
+        "protocol": cfg.protocol,
+        "config": cfg.as_dict(),
+        "student": cfg.student_activation().as_dict(),
+        "teacher": cfg.teacher_activation().as_dict(),
+        "seeds": len(indices),
+        "seed_indices": list(indices),
+        "root_seed": root_seed,
+        "streams": "SeedSequence(root_seed, spawn_key=(seed_index, component[, sub][, block])) with SFC64; "
+        + "components "
+        + ", ".join(f"{k}={v}" for k, v in COMPONENTS.items()),
+        "test_set": _test_set_text(cfg, exact),
+        **run,
+    }
+    if run["store"] is not None:
+        meta["store"] = dict(run["store"])  # one dict per result, as each result's metadata is its own
+    if exact:
+        meta["risk_bound_max"] = max(
+            (v for ps in per_seed for key, v in ps.items() if key.startswith("risk_bound")), default=0.0
         )
-    return out
+    return SimulationResult(cfg, per_seed, mean, se, test_se, meta)
 
 
 def _test_set_text(cfg, exact: bool) -> str:
@@ -324,14 +356,14 @@ def _warn_degenerate(cfg, per_seed) -> None:
             f"{cfg.protocol} d={cfg.d}: a ridge Gram matrix was singular (lam = {cfg.lam:g}); the minimum-norm "
             "solution was used",
             DegenerateWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of simulate_many
         )
     elif rconds and min(rconds) < RCOND_WARN:
         warnings.warn(
             f"{cfg.protocol} d={cfg.d}: ridge system nearly singular (rcond = {min(rconds):.1e} at lam = {cfg.lam:g}); "
             "near the interpolation threshold the numbers carry large rounding errors",
             DegenerateWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of simulate_many
         )
 
 
