@@ -429,7 +429,8 @@ class Result:
 
     def plot(self, y: str | Sequence[str] | None = None, *, x: str | None = None, ax=None,
              logx: bool | None = None, logy: bool = False, se: float = 2.0, **kwargs):
-        """Plot ``y`` against ``x`` and return the matplotlib ``Axes``.
+        """Plot ``y`` against ``x`` and return the matplotlib ``Axes``; both axes and the legend are
+        labelled with the quantities' names and symbols (:mod:`asymptotics.labels`).
 
         Args:
             y: a column or a list of columns (default: the table's value columns that hold numbers);
@@ -443,6 +444,7 @@ class Result:
             **kwargs: passed to ``Axes.plot`` / ``Axes.errorbar``.
         """
         from .errors import ParameterError
+        from .labels import axis_label, symbol
 
         rows = self.rows
         params = list(self.columns.params) if self.columns is not None else []
@@ -470,9 +472,10 @@ class Result:
         for key, grp in groups.items():
             grp = sorted(grp, key=lambda r: r.get(x) if _is_number(r.get(x)) else 0.0)
             xv = Result(grp)[x]
-            suffix = ", ".join(f"{p}={v:g}" if _is_number(v) else f"{p}={v}" for p, v in zip(others, key, strict=True))
+            suffix = ", ".join(f"{symbol(p)} = {v:g}" if _is_number(v) else f"{symbol(p)} = {v}"
+                               for p, v in zip(others, key, strict=True))
             for name in ys:
-                label = f"{name} ({suffix})" if suffix else name
+                label = f"{axis_label(name)} ({suffix})" if suffix else axis_label(name)
                 sub = Result(grp)
                 if any(name in r for r in grp):
                     ax.plot(xv, sub[name], marker="o" if len(grp) < 30 else None, label=label, **kwargs)
@@ -488,9 +491,9 @@ class Result:
             ax.set_xscale("log")
         if logy:
             ax.set_yscale("log")
-        ax.set_xlabel(x)
-        if len(ys) == 1 and not others:
-            ax.set_ylabel(ys[0])
+        ax.set_xlabel(axis_label(x))  # the quantities' names and symbols (asymptotics.labels)
+        ylabel = "; ".join(axis_label(name) for name in ys)
+        ax.set_ylabel(ylabel if len(ylabel) <= 60 else ", ".join(symbol(name) for name in ys))
         if len(ys) > 1 or others:
             ax.legend()
         title = self.meta.get("command") if isinstance(self.meta, Mapping) else None

@@ -93,9 +93,10 @@ def test_plot_draws_the_curves():
 
     r = asy.risk(student="tanh", teacher="softplus", psi1="log:0.3:30:20", psi2=[1, 2], lam=1e-4, eta=4, noise=0.25)
     ax = r.plot(["risk0", "risk1"])
-    assert ax.get_xscale() == "log" and ax.get_xlabel() == "psi1" and len(ax.lines) == 4  # 2 curves × 2 ψ2
-    line = ax.lines[1]  # risk1 at ψ2 = 1
-    assert "psi2=1" in line.get_label()
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "samples per dimension n/d ψ₁" and len(ax.lines) == 4
+    line = ax.lines[1]  # risk1 at ψ2 = 1 (2 curves × 2 ψ2)
+    assert line.get_label() == "risk after the step R₁ (ψ₂ = 1)"
+    assert ax.get_ylabel() == "risk before the step R₀; risk after the step R₁"
     sel = [row for row in r.rows if row["psi2"] == 1.0]
     assert np.allclose(line.get_ydata(), [row["risk1"] for row in sel])
     plt.close("all")
@@ -128,7 +129,8 @@ def test_spectrum_is_marchenko_pastur_below_the_bbp_threshold_and_plots_one_curv
     df = s.to_frame()
     assert list(df.columns) == ["psi1", "psi2", "eta", "noise", "x", "density"] and len(df) == 50
     ax = s.plot(x="x")
-    assert len(ax.lines) == 2 and ax.get_xlabel() == "x" and "psi2=2" in ax.lines[1].get_label()
+    assert len(ax.lines) == 2 and ax.get_xlabel() == "eigenvalue x" and "ψ₂ = 2" in ax.lines[1].get_label()
+    assert ax.get_ylabel() == "eigenvalue density ρ(x)"
     plt.close("all")
 
 

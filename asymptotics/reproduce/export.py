@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..atomic import write_bytes
 from ..errors import ParameterError
+from ..labels import SYMBOLS as LABEL_SYMBOLS
 from ..results import Result
 
 __all__ = [
@@ -38,51 +39,8 @@ __all__ = [
 
 TABLE_FORMATS = ("csv", "parquet", "latex", "markdown")
 
-#: column name → (Markdown/Unicode header, LaTeX header)
-SYMBOLS: dict[str, tuple[str, str]] = {
-    "psi1": ("ψ₁", r"$\psi_1$"),
-    "psi2": ("ψ₂", r"$\psi_2$"),
-    "lam": ("λ", r"$\lambda$"),
-    "eta": ("η", r"$\eta$"),
-    "eta_exponent": ("η exponent", r"$\log_N \eta$"),
-    "noise": ("σ_ε", r"$\sigma_\varepsilon$"),
-    "alpha": ("α", r"$\alpha$"),
-    "alpha0": ("α₀", r"$\alpha_0$"),
-    "beta": ("β", r"$\beta$"),
-    "eta_tilde": ("η̃", r"$\tilde\eta$"),
-    "risk0": ("R₀", r"$R_0$"),
-    "risk1": ("R₁", r"$R_1$"),
-    "delta": ("δ", r"$\delta$"),
-    "overlap_beta": ("⟨u₁,β*⟩²", r"$\langle u_1,\beta_*\rangle^2$"),
-    "overlap_a": ("⟨v₁,a⟩²", r"$\langle v_1,a\rangle^2$"),
-    "top_sv2": ("s₁²", r"$s_1^2$"),
-    "eta_threshold": ("η_c", r"$\eta_c$"),
-    "kernel_bound": ("μ₂*²", r"$\mu_{2,*}^2$"),
-    "tau_star": ("τ*", r"$\tau_*$"),
-    "kappa_star": ("κ*", r"$\kappa_*$"),
-    "test_error": ("ε_g", r"$\varepsilon_g$"),
-    "train_error": ("ε_t", r"$\varepsilon_t$"),
-    "ck_outlier": ("CK outlier", r"$\lambda_{\max}(\mathrm{CK})$"),
-    "theory": ("theory", "theory"),
-    "simulation": ("simulation", "simulation"),
-    "se": ("s.e.", "s.e."),
-    "z": ("z", "$z$"),
-    "d": ("d", "$d$"),
-    "risk0_theory": ("R₀ theory", r"$R_0$ theory"),
-    "risk1_theory": ("R₁ theory", r"$R_1$ theory"),
-    "delta_theory": ("δ theory", r"$\delta$ theory"),
-    "ten_tau_star": ("10τ*", r"$10\tau_*$"),
-    "beats_every_kernel": ("10τ* < μ₂*²", r"$10\tau_* < \mu_{2,*}^2$"),
-    "random_features": ("random features", "random features"),
-    "network": ("network (sim.)", "network (sim.)"),
-    "srf": ("sRF model (sim.)", "sRF model (sim.)"),
-    "test_error_alpha_1": ("ε_g (α = 1)", r"$\varepsilon_g$ ($\alpha = 1$)"),
-    "test_error_alpha_3": ("ε_g (α = 3)", r"$\varepsilon_g$ ($\alpha = 3$)"),
-    "gamma": ("γ", r"$\gamma$"),
-    "theory_finite_N": ("theory, width N", "theory, width $N$"),
-    "theory_N_inf": ("theory, N = ∞", r"theory, $N = \infty$"),
-    "theory_structured": ("theory, structured map", "theory, structured map"),
-}
+#: column name → (Markdown/Unicode header, LaTeX header), from the one home of the column labels
+SYMBOLS = LABEL_SYMBOLS
 
 
 def select_columns(rows: Sequence[dict], columns: Sequence[str] | None = None) -> list[str]:
