@@ -98,7 +98,10 @@ class ConfigError(AsymptoticsError, ValueError):
         self.source = source
         where = f" {source}" if source else ""
         n = len(self.problems)
-        head = f"invalid sweep config{where} ({n} problem{'s' if n != 1 else ''}):"
+        if n == 1:  # one problem: one line
+            super().__init__(f"invalid sweep config{where}: {self.problems[0]}")
+            return
+        head = f"invalid sweep config{where} ({n} problems):"
         super().__init__(head + "".join(f"\n  - {p}" for p in self.problems))
 
 
