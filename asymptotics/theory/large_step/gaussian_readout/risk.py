@@ -176,23 +176,40 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
         # the (u, ρ²) types depend on d = N/ψ2 and the f₀ terms on N: one model (and one refinement) per width
         per = [risk_row(replace(s, widths=(w,)), psi1, lams, continuation=continuation) for w in s.widths]
         return [[per[j][i][0] for j in range(len(s.widths))] for i in range(len(lams))]
+    row = _RowSolves(s, psi1, lams, continuation)
+    points = list(range(len(lams)))
+    if not s.check:
+        return row.solve_at(s.types, s.kappa_nodes, points)
+    K_of, type_info, msgs, results, go_on = _refine_types(row, points)
+    final = _refine_kappa(row, K_of, msgs, results, go_on)
+    return _finish(s, points, final, msgs, type_info)
 
-    def model_at(K, n):
-        return gaussian_readout_model(s.student, s.teacher, psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
+
+class _RowSolves:
+    """The compiled solves of :func:`risk_row` at one ψ1: a model per (readout types K, κ nodes n),
+    one path solve over the ridges asked for (warm-started from a coarser level when asked)."""
+
+    def __init__(self, settings: RiskSettings, psi1: float, lams: list, continuation: bool):
+        self.s, self.psi1, self.lams, self.continuation = settings, psi1, lams, continuation
+
+    def model_at(self, K, n):
+        s = self.s
+        return gaussian_readout_model(s.student, s.teacher, self.psi1, s.psi2, c=s.c, noise=s.noise, readout=s.readout,
                                       types=K, readout_values=s.readout_values,
                                       readout_proportions=s.readout_proportions, kappa_nodes=n, initial_columns=s.initial_columns,
                                       width=s.widths[0], gradient=s.gradient)
 
-    def solve_at(K, n, points, previous=None, previous_model=None):
-        model = model_at(K, n)
+    def solve_at(self, K, n, points, previous=None, previous_model=None):
+        s = self.s
+        model = self.model_at(K, n)
         starts = None
         if s.warm_levels and previous is not None and not math.isfinite(model.dimension):
             starts = []
             for res in previous:
                 r = next((r for r in res if r.converged), None)
                 starts.append(None if r is None else transfer_start(r.start, previous_model, model, r.lam_cui))
-        rows = solve_gaussian_readout_path(model, [lams[p] for p in points], s.widths, tol=s.tol,
-                                           max_steps=s.max_steps, starts=starts, continuation=continuation,
+        rows = solve_gaussian_readout_path(model, [self.lams[p] for p in points], s.widths, tol=s.tol,
+                                           max_steps=s.max_steps, starts=starts, continuation=self.continuation,
                                            on_failure="return")
         if s.on_failure == "raise":
             for row in rows:
@@ -201,50 +218,65 @@ def risk_row(settings: RiskSettings, psi1: float, lams, *, continuation: bool = 
                         raise ConvergenceError(r.message, r)
         return [list(row) for row in rows]
 
-    points = list(range(len(lams)))
-    if not s.check:
-        return solve_at(s.types, s.kappa_nodes, points)
-    K_of = dict.fromkeys(points, s.types)
-    type_info = {p: (None, ()) for p in points}
-    msgs = dict.fromkeys(points)
-    results = None
-    go_on = points
-    if s.readout == "hermite":
-        ref = _refine_points(lambda K, pts, prev, K_prev: solve_at(K, s.kappa_nodes, pts, prev, None if prev is None
-                                                                   else model_at(K_prev, s.kappa_nodes)),
-                             s.type_ladder, s.type_tol,
-                             "number of Gauss–Hermite readout types", points)
-        results = {p: ref[p][0] for p in points}
-        go_on = []
-        for p in points:
-            res, err, seq, msg = ref[p]
-            type_info[p] = (err, tuple(seq))
-            K_of[p] = seq[-1][0]
-            msgs[p] = msg
-            if msg is None and err is not None:
-                go_on.append(p)
-
-    def solve_kappa(n, pts, prev, n_prev):
+    def solve_kappa(self, K_of: dict, n, pts, prev, n_prev):
+        """The solves with n κ nodes, grouped by each point's number of readout types ``K_of[p]``."""
         out = {}
         prev_of = dict(zip(pts, prev, strict=True)) if prev is not None else {}
         for K in sorted({K_of[p] for p in pts}):
             grp = [p for p in pts if K_of[p] == K]
-            pm = model_at(K, n_prev) if prev is not None else None
-            out.update(zip(grp, solve_at(K, n, grp, [prev_of[p] for p in grp] if prev is not None else None, pm),
+            pm = self.model_at(K, n_prev) if prev is not None else None
+            out.update(zip(grp, self.solve_at(K, n, grp, [prev_of[p] for p in grp] if prev is not None else None, pm),
                            strict=True))
         return [out[p] for p in pts]
 
+
+def _refine_types(row: _RowSolves, points):
+    """Step 1 (Hermite readout only): refine the number of readout types per point. Returns the
+    types per point, (type error, sequence) per point, the failure messages, the results so far
+    (None when not refined) and the points that go on to the κ refinement."""
+    s = row.s
+    K_of = dict.fromkeys(points, s.types)
+    type_info = {p: (None, ()) for p in points}
+    msgs = dict.fromkeys(points)
+    if s.readout != "hermite":
+        return K_of, type_info, msgs, None, points
+    ref = _refine_points(lambda K, pts, prev, K_prev: row.solve_at(K, s.kappa_nodes, pts, prev, None if prev is None
+                                                                   else row.model_at(K_prev, s.kappa_nodes)),
+                         s.type_ladder, s.type_tol,
+                         "number of Gauss–Hermite readout types", points)
+    results = {p: ref[p][0] for p in points}
+    go_on = []
+    for p in points:
+        res, err, seq, msg = ref[p]
+        type_info[p] = (err, tuple(seq))
+        K_of[p] = seq[-1][0]
+        msgs[p] = msg
+        if msg is None and err is not None:
+            go_on.append(p)
+    return K_of, type_info, msgs, results, go_on
+
+
+def _refine_kappa(row: _RowSolves, K_of, msgs, results, go_on) -> dict:
+    """Step 2: refine the κ nodes of the points ``go_on`` (their quadrature error grows by the
+    refinement's); ``msgs`` gets their failure messages. Returns the results of every point."""
+    s = row.s
     final = dict(results) if results is not None else {}
-    if go_on:
-        first = {p: results[p] for p in go_on} if results is not None else None
-        ref = _refine_points(solve_kappa, s.kappa_ladder, s.kappa_tol, "number of Gauss–Hermite nodes in κ", go_on,
-                             first=first)
-        for p in go_on:
-            res, kap_err, _, msg = ref[p]
-            if kap_err is not None:
-                res = [replace(r, quadrature_error=r.quadrature_error + e) for r, e in zip(res, kap_err, strict=True)]
-            final[p] = res
-            msgs[p] = msg
+    if not go_on:
+        return final
+    first = {p: results[p] for p in go_on} if results is not None else None
+    ref = _refine_points(lambda n, pts, prev, n_prev: row.solve_kappa(K_of, n, pts, prev, n_prev),
+                         s.kappa_ladder, s.kappa_tol, "number of Gauss–Hermite nodes in κ", go_on, first=first)
+    for p in go_on:
+        res, kap_err, _, msg = ref[p]
+        if kap_err is not None:
+            res = [replace(r, quadrature_error=r.quadrature_error + e) for r, e in zip(res, kap_err, strict=True)]
+        final[p] = res
+        msgs[p] = msg
+    return final
+
+
+def _finish(s: RiskSettings, points, final, msgs, type_info) -> list:
+    """Step 3: unresolved points marked (or raised), the type refinement recorded on every result."""
     out = []
     for p in points:
         res = final[p]
