@@ -1,4 +1,4 @@
-"""Generated code (layer 3): equation systems lowered to compiled modules on disk.
+"""Generated code (the layer after the symbolic derivation): equation systems lowered to compiled modules on disk.
 
 The code-generation infrastructure every layer may use (the printer, the template files and their
 renderer, the module cache) is the layer-0 package :mod:`asymptotics.rendering`; this package
@@ -6,7 +6,7 @@ imports it, never the reverse. Its names are forwarded here for convenience.
 
 * :func:`lower` — an :class:`~asymptotics.symbolic.EquationSystem` rendered to a compiled module
   on disk (:mod:`asymptotics.codegen.systems`), from the template
-  ``templates/system_solvers.py``;
+  ``rendering/templates/system_solvers.py``;
 * :class:`NumbaExprPrinter`, :func:`prepare`, :func:`safe_name` — the one printer
   (:mod:`asymptotics.rendering.printing`);
 * :mod:`asymptotics.rendering.templates` — real template files and their rendering;
