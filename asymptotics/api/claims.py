@@ -57,7 +57,7 @@ def _names(value, name: str) -> list[str]:
 
 
 def _user_claim(quantity, claim, over, fixed, student, teacher, tolerance, name, source):
-    from ..claims import Claim, Domain, QUANTITIES
+    from ..claims import QUANTITIES, Claim, Domain
 
     if quantity is None:
         raise ParameterError(option("quantity"), quantity, "one of " + ", ".join(QUANTITIES), "with --claim")

@@ -89,5 +89,5 @@ def check_pair(claim, student: str, teacher: str) -> None:
             act = acts[role]
             if not ASSUMPTIONS[name](act, act.constants()):
                 raise ParameterError(
-                    "activations", f"{student}/{teacher}", f"a pair satisfying the claim's assumptions",
+                    "activations", f"{student}/{teacher}", "a pair satisfying the claim's assumptions",
                     f"claim {claim.name!r}: the {role} {act.name} is not {name}")

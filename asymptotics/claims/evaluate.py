@@ -34,7 +34,7 @@ def api_function(quantity: str):
     return getattr(api, quantity)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def accepted(quantity: str) -> tuple[str, ...]:
     """The keyword parameters the API function of ``quantity`` takes."""
     return tuple(inspect.signature(api_function(quantity)).parameters)

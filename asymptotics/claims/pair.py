@@ -173,6 +173,25 @@ class PairCheck:
         return {"margin": m, "relative": rel, "size": size, "strict": strict, "resolved": ~bad,
                 "scale": scale, "residual": residual}
 
+    def results(self) -> list:
+        """Every point evaluated so far as a :class:`~.claim.PointResult` (margins as in
+        :meth:`margins`; ``status`` the row's, or ``"nan margin"`` where a term is missing)."""
+        from .claim import PointResult
+
+        points = list(self.evaluated.values())
+        m = self.margins(points)
+        out = []
+        for i, p in enumerate(points):
+            row = self.store.get(point_key(p)) or {}
+            status = row.get("status", "missing")
+            if status == OK and not m["resolved"][i]:
+                status = "nan margin"
+            values = {k: v for k, v in row.items() if k not in p and not k.startswith("_")}
+            out.append(PointResult(params=dict(p, student=self.student, teacher=self.teacher),
+                                   margin=float(m["margin"][i]), relative_margin=float(m["relative"][i]),
+                                   status=status, values=values))
+        return out
+
     def objective(self, combo: Mapping):
         """The search's objective at the grid combination ``combo``: u ↦ relative margin (+1 where
         unresolved)."""
