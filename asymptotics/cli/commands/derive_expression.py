@@ -126,7 +126,12 @@ def run_derive_expression(
     )
     t_derive = time.perf_counter() - t0
     if fmt == "table" or not values and fmt != "json":
-        typer.echo(D.latex() if latex else D.pretty())
+        if latex:  # rows of at most 100 characters (asymptotics.symbolic.latex_lines)
+            from ...symbolic.latex_lines import break_latex
+
+            typer.echo(break_latex(D.latex()))
+        else:
+            typer.echo(D.pretty())
     meta = base_meta(
         command="derive --expr",
         expression=D.expression,
