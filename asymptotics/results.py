@@ -61,16 +61,22 @@ SUFFIXES = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".pq": "parqu
 
 def file_format(path: str | os.PathLike, fmt: str | None = None, name: str = "--out") -> str:
     """The file format of ``path``: ``fmt`` when it is a file format (csv, json, parquet), else the
-    one its suffix names; anything else is refused naming the formats and ``name``.
+    one its suffix names; anything else, or a ``fmt`` that another known suffix contradicts
+    (``r.json`` as csv), is refused naming the formats and ``name``.
 
     >>> file_format("r.CSV"), file_format("r.txt", "json")
     ('csv', 'json')
     """
+    option = "--format" if name == "--out" else "fmt"
+    suffix = Path(path).suffix.lower()
     if fmt is not None and fmt != "table":
         if fmt not in FORMATS:
-            raise _format_error("--format" if name == "--out" else "fmt", fmt)
+            raise _format_error(option, fmt)
+        if SUFFIXES.get(suffix, fmt) != fmt:  # r.json written as csv would not read back
+            raise path_error(name, path, f"a file whose suffix agrees with {option} {fmt}",
+                             f"the suffix {suffix} names {SUFFIXES[suffix]}; rename the file or give "
+                             f"{option} {SUFFIXES[suffix]}")
         return fmt
-    suffix = Path(path).suffix.lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     how = "--format csv|json|parquet" if name == "--out" else "fmt='csv', 'json' or 'parquet'"
@@ -369,7 +375,7 @@ class Result:
         if skipped:  # a row of ellipses where the rows left out are
             gap = {**rows[0], **{k: "…" for c in cols for k in c.keys}}
             rows = rows[:REPR_ROWS // 2] + [gap] + rows[REPR_ROWS // 2:]
-        text = render_text(Result(rows, self.meta, self.columns), columns=[c.header for c in cols]).rstrip("\n")
+        text = render_text(Result(rows, self.meta, self.columns), columns=[c.id for c in cols]).rstrip("\n")
         more = f"\n({skipped} more row(s): res.rows, res.to_frame())" if skipped else ""
         return f"{head}\n{text}{more}"
 

@@ -154,22 +154,26 @@ CLI_CASES = [
     for name, opt, kind in OUTPUTS
     for mode in _runs(name)
     if opt not in NEEDS or NEEDS[opt] == mode
-    for case in (*_bad_locations(kind, Path("/t"), ".json"), *(("unknown_suffix",) if kind == "file" and opt == "--out"
-                                                               and name not in FREE_SUFFIX else ()))
+    for case in (*_bad_locations(kind, Path("/t"), ".json"),
+                 *(("unknown_suffix", "contradicting_suffix") if kind == "file" and opt == "--out"
+                   and name not in FREE_SUFFIX else ()))
 ]
 
 
 @pytest.mark.parametrize("name, opt, kind, case, mode", CLI_CASES)
 def test_every_output_option_refuses_a_bad_location_in_one_line(name, opt, kind, case, mode, env, capsys):
     tmp = env["tmp"]
-    path = tmp / "r.xlsx" if case == "unknown_suffix" else _bad_locations(kind, tmp, ".json")[case]
-    extra = [opt, str(path)]
+    path = {"unknown_suffix": tmp / "r.xlsx", "contradicting_suffix": tmp / "r.json"}.get(case) \
+        or _bad_locations(kind, tmp, ".json")[case]
+    extra = [opt, str(path)] + (["--format", "csv"] if case == "contradicting_suffix" else [])
     if opt != "--out" and kind == "dir":  # a folder option beside --out: the output itself is fine
         extra += ["--out", str(tmp / "o")]
     code = main(_argv(name, env, [*mode, *extra]))
     line = _one_line_error(code, capsys.readouterr(), opt, str(path))
     if case == "unknown_suffix":
         assert ".csv, .json, .parquet" in line and "--format" in line
+    if case == "contradicting_suffix":
+        assert "--format csv" in line and "names json" in line and not path.exists()
     assert not (tmp / "nope").exists()  # a missing folder of an output file is never created
     assert not list(tmp.rglob("*.part"))
 
@@ -235,15 +239,18 @@ def test_result_write_raises_one_parameter_error(case, env):
     assert not (tmp / "nope").exists() and not (tmp / "x").exists()
 
 
-def test_result_write_with_a_format_ignores_the_suffix_and_refuses_an_unknown_format(tmp_path):
+def test_result_write_format_and_suffix(tmp_path):
     from asymptotics.results import Result
 
     res = _result()
     assert Result.read(res.write(tmp_path / "r.json")).rows == res.rows
-    res.write(tmp_path / "r.txt", "csv")
+    res.write(tmp_path / "r.txt", "csv")  # a suffix that names no format: the format decides
     assert (tmp_path / "r.txt").read_text().splitlines()[0] == "psi1,risk"
     with pytest.raises(ParameterError, match="fmt"):
         res.write(tmp_path / "r.csv", "xlsx")
+    with pytest.raises(ParameterError, match="names parquet"):  # it would not read back
+        res.write(tmp_path / "r.parquet", "json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.txt"]
 
 
 @pytest.mark.parametrize("case", ["binary", "latin", "directory", "missing", "suffix"])
