@@ -121,3 +121,10 @@ def test_validate_through_the_terminal_width(monkeypatch, capsys):
     print_table(Result(_validate_rows(), meta={}, columns=VALIDATE_TABLE))
     out = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in out) <= 100 and "passed" in _header(out)
+
+
+def test_repr_and_html_of_a_table_with_a_pair_column():
+    res = Result(_validate_rows() * 3, meta={"command": "validate"}, columns=VALIDATE_TABLE)
+    text = repr(res)
+    assert "simulation ± s.e." in text and "0.03011 ± 0.0012" in text and "2 more row(s)" in text
+    assert "simulation ± s.e." in res._repr_html_()
