@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .errors import MAX_ECHO, ParameterError, shorten
 
-__all__ = ["write_bytes", "write_text", "output_dir", "check_file_target", "path_error", "OutputError"]
+__all__ = ["write_bytes", "write_text", "output_dir", "make_dir", "check_file_target", "path_error", "OutputError"]
 
 _FIX = "choose another location"
 
@@ -87,7 +87,7 @@ def _refuse(name: str, path: Path, valid: str, exc: OSError, where: Path) -> Out
 
 def _a_directory(name: str, path: Path) -> ParameterError:
     return path_error(name, str(path), "a file path, not a directory",
-                          f"give a file name inside it, e.g. {path / ('result' + (path.suffix or '.json'))}")
+                      f"give a file name inside it, e.g. {path / ('result' + (path.suffix or '.json'))}")
 
 
 def _missing_folder(name: str, path: Path) -> ParameterError:
@@ -96,9 +96,9 @@ def _missing_folder(name: str, path: Path) -> ParameterError:
     for p in (parent, *parent.parents):  # the first existing ancestor says what is wrong
         if _is_file(p):
             return path_error(name, str(path), "a file in an existing directory",
-                                  f"{p} is a file, not a directory; {_FIX}")
+                              f"{p} is a file, not a directory; {_FIX}")
     return path_error(name, str(path), "a file in an existing directory",
-                          f"{parent} does not exist; create it first or {_FIX}")
+                      f"{parent} does not exist; create it first or {_FIX}")
 
 
 def _probe(folder: Path, name: str, target: Path, valid: str) -> None:
@@ -129,24 +129,28 @@ def output_dir(path: str | os.PathLike, name: str = "--out") -> Path:
     path = Path(path)
     if _is_file(path):
         raise path_error(name, str(path), "a directory, not an existing file",
-                             f"{path} is a file; {_FIX} or remove the file")
-    _make_dir(path, name)
+                         f"{path} is a file; {_FIX} or remove the file")
+    make_dir(path, name)
     _probe(path, name, path, "a writable directory")
     return path
 
 
-def _make_dir(path: Path, name: str) -> None:
+def make_dir(path: str | os.PathLike, name: str) -> Path:
+    """Create the folder ``path`` with its parents (no writability probe: for caches, whose every
+    write reports its own failure); a failure is one :class:`ParameterError` naming ``name``."""
+    path = Path(path)
     if _is_dir(path):
-        return
+        return path
     try:
         path.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         blocker = next((p for p in path.parents if _is_file(p)), path)
         raise path_error(name, str(path), "a directory that can be created",
-                             f"{blocker} is a file, not a directory; {_FIX}") from None
+                         f"{blocker} is a file, not a directory; {_FIX}") from None
     except OSError as exc:
         where = next((p for p in path.parents if _is_dir(p)), path.parent)
         raise _refuse(name, path, "a directory that can be created", exc, where) from None
+    return path
 
 
 def write_bytes(path: str | os.PathLike, data: bytes, *, create_parents: bool = False, name: str = "--out") -> Path:
@@ -161,7 +165,7 @@ def write_bytes(path: str | os.PathLike, data: bytes, *, create_parents: bool = 
     if _is_dir(path):
         raise _a_directory(name, path)
     if create_parents:
-        _make_dir(path.parent, name)
+        make_dir(path.parent, name)
     elif not _is_dir(path.parent):
         raise _missing_folder(name, path)
     try:

@@ -44,4 +44,4 @@ def read_text(path: str | os.PathLike, name: str, what: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise path_error(name, str(path), what,
-                             f"it is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+                         f"it is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None

@@ -311,6 +311,19 @@ def test_output_folders_are_created_with_their_parents_and_checked(tmp_path):
             output_dir(bad, "--out")
 
 
+def test_a_cache_folder_that_cannot_be_created_is_one_line(tmp_path, monkeypatch):
+    from asymptotics._cache import cache_dir
+
+    (tmp_path / "f").write_text("x")
+    for bad in (tmp_path / "f", Path("/proc/asymptotics-no")):
+        monkeypatch.setenv("ASYMPTOTICS_CACHE_DIR", str(bad))
+        with pytest.raises(ParameterError, match="ASYMPTOTICS_CACHE_DIR") as info:
+            cache_dir("constants")
+        assert "\n" not in str(info.value) and str(bad) in str(info.value)
+    monkeypatch.setenv("ASYMPTOTICS_CACHE_DIR", str(tmp_path / "c"))
+    assert cache_dir("constants") == tmp_path / "c" / "constants" and (tmp_path / "c" / "constants").is_dir()
+
+
 def test_sweep_and_reproduce_apis_refuse_a_file_as_their_folder(tmp_path):
     import asymptotics as asy
     from asymptotics.reproduce import reproduce

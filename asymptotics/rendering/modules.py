@@ -65,8 +65,9 @@ def cache_dir(sub: str = "") -> Path:
 
         base = Path(user_cache_dir("asymptotics"))
     path = base / sub if sub else base
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    from ..atomic import make_dir
+
+    return make_dir(path, "ASYMPTOTICS_CACHE_DIR")  # a folder that cannot be created: one line
 
 
 def source_hash(source: str, length: int = 16) -> str:
