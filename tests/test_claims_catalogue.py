@@ -50,7 +50,7 @@ def test_both_papers_are_registered_with_unique_names():
 def test_claim_constructs_and_its_pairs_satisfy_its_assumptions(paper, claim):
     assert isinstance(claim, Claim) and claim.source.startswith(("Ba et al.", "Cui et al."))
     for student, teacher in claim.activations:
-        check_pair(claim, student, teacher)        # raises ParameterError on a violated assumption
+        check_pair(claim, student, teacher)  # raises ParameterError on a violated assumption
 
 
 @pytest.mark.parametrize("paper,claim", ALL, ids=[c.name for _, c in ALL])
@@ -61,8 +61,9 @@ def test_statement_reads_existing_columns(paper, claim):
         margins = np.asarray(claim.statement(rows), float)
         assert margins.shape == (len(rows),) and np.all(np.isfinite(margins))
         return
-    st = parse_statement(claim.statement, columns=set(rows[0]) | set(claim.domain.names),
-                         params=claim.domain.names)
+    st = parse_statement(
+        claim.statement, columns=set(rows[0]) | set(claim.domain.names), params=claim.domain.names
+    )
     assert st.names <= set(rows[0]) | set(claim.domain.names)
 
 
@@ -75,8 +76,10 @@ def test_ba_delta_nonnegative_at_a_handful_of_points():
     st = parse_statement(claim.statement)
     rng = np.random.default_rng(np.random.SeedSequence(2022))
     for student, teacher in claim.activations:
-        pts = [{k: r.point(u) for (k, r), u in zip(claim.domain.ranges.items(), rng.random(5), strict=True)}
-               for _ in range(3)]
+        pts = [
+            {k: r.point(u) for (k, r), u in zip(claim.domain.ranges.items(), rng.random(5), strict=True)}
+            for _ in range(3)
+        ]
         for p in pts:
             row = _rows(claim, student, teacher, p)[0]
             m = st.evaluate({k: np.array([row[k]]) for k in st.names})
@@ -85,8 +88,10 @@ def test_ba_delta_nonnegative_at_a_handful_of_points():
 
 def test_cui_random_features_equality_at_a_handful_of_points():
     claim = _by_name("cui-r0-is-random-features[tanh/sin]")
-    pts = [{"alpha": a, "beta": b, "lam": lam, "noise": s}
-           for a, b, lam, s in [(0.3, 0.5, 0.01, 0.0), (3.0, 1.0, 0.1, 0.3), (8.0, 3.0, 1e-3, 0.5)]]
+    pts = [
+        {"alpha": a, "beta": b, "lam": lam, "noise": s}
+        for a, b, lam, s in [(0.3, 0.5, 0.01, 0.0), (3.0, 1.0, 0.1, 0.3), (8.0, 3.0, 1e-3, 0.5)]
+    ]
     rows = [r for p in pts for r in _rows(claim, "tanh", "sin", p)]
     assert np.all(np.asarray(claim.statement(rows)) > 0)
 
@@ -94,11 +99,15 @@ def test_cui_random_features_equality_at_a_handful_of_points():
 def test_finding_step_hurts_at_large_step_and_small_batch():
     """docs/spiked-rf.md: tanh/tanh, η̃ = 5, α0 = 1, α = 1.5: 0.3187 after the step vs 0.2541 for RF."""
     claim = _by_name("cui-step-helps[tanh/tanh]")
-    rows = _rows(claim, "tanh", "tanh", {"alpha": 1.5, "beta": 1.0, "lam": 0.01, "eta_tilde": 5.0, "alpha0": 1.0})
+    rows = _rows(
+        claim, "tanh", "tanh", {"alpha": 1.5, "beta": 1.0, "lam": 0.01, "eta_tilde": 5.0, "alpha0": 1.0}
+    )
     margin = float(claim.statement(rows)[0])
     assert math.isclose(margin, (0.2541 - 0.3187) / (0.2541 + 0.3187), abs_tol=2e-4)
-    rows = _rows(claim, "tanh", "tanh", {"alpha": 1.5, "beta": 1.0, "lam": 0.01, "eta_tilde": 1.0, "alpha0": 20.0})
-    assert float(claim.statement(rows)[0]) > 0                  # a small step with a large batch helps
+    rows = _rows(
+        claim, "tanh", "tanh", {"alpha": 1.5, "beta": 1.0, "lam": 0.01, "eta_tilde": 1.0, "alpha0": 20.0}
+    )
+    assert float(claim.statement(rows)[0]) > 0  # a small step with a large batch helps
     assert claim.confirm is not None
 
 
@@ -114,7 +123,9 @@ def test_finding_alignment_decreases_with_samples_near_the_threshold():
         th = eta**2 * mu1**2 * s2
         return (mu1**2 / s2) * max(th * th - psi2, 0.0) / (th * (1 + th))
 
-    rows = api.alignment(student="tanh", teacher="tanh", psi1=[2.0, 64.0], psi2=psi2, eta=eta, noise=noise).rows
+    rows = api.alignment(
+        student="tanh", teacher="tanh", psi1=[2.0, 64.0], psi2=psi2, eta=eta, noise=noise
+    ).rows
     assert [round(r["overlap_beta"], 12) for r in rows] == [round(overlap(2.0), 12), round(overlap(64.0), 12)]
     assert rows[1]["overlap_beta"] < rows[0]["overlap_beta"] - 0.2
     claim = _by_name("ba-alignment-increasing-psi1")

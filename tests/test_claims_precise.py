@@ -82,8 +82,8 @@ def test_reference_value_and_eta_zero_gives_exact_zero():
     p = {"psi1": 4, "psi2": 2, "lam": 1e-4, "eta": 3, "noise": 0.25}
     assert mpmath.nstr(risk_precise(p, "tanh", "softplus", 30)["risk0"], 7) == "0.1367689"
     assert risk_precise({**p, "eta": 0.0}, "tanh", "softplus", 30)["delta"] == 0
-    assert risk_precise(p, "tanh", "he2", 30)["delta"] == 0          # μ1* = 0
-    assert risk_precise(p, "he2", "tanh", 30)["delta"] == 0          # μ1 = 0
+    assert risk_precise(p, "tanh", "he2", 30)["delta"] == 0  # μ1* = 0
+    assert risk_precise(p, "he2", "tanh", 30)["delta"] == 0  # μ1 = 0
 
 
 def test_interpolation_threshold_is_refused():
@@ -92,20 +92,48 @@ def test_interpolation_threshold_is_refused():
 
 
 def test_alignment_matches_float64_and_decides_the_threshold():
-    for p in ({"psi1": 2.0, "psi2": 1.5, "eta": 5.0, "noise": 0.1}, {"psi1": 0.2, "psi2": 30.0, "eta": 9.0, "noise": 0.5}):
+    for p in (
+        {"psi1": 2.0, "psi2": 1.5, "eta": 5.0, "noise": 0.1},
+        {"psi1": 0.2, "psi2": 30.0, "eta": 9.0, "noise": 0.5},
+    ):
         row = api.alignment(student="tanh", teacher="tanh", **p).rows[0]
         hp = alignment_precise(p, "tanh", "tanh", 30)
-        for k in ("theta_sq", "eta_threshold", "overlap_beta", "overlap_a", "overlap_u", "top_sv2", "teacher_energy"):
+        for k in (
+            "theta_sq",
+            "eta_threshold",
+            "overlap_beta",
+            "overlap_a",
+            "overlap_u",
+            "top_sv2",
+            "teacher_energy",
+        ):
             assert abs(float(hp[k]) - row[k]) <= 1e-13 * max(1.0, abs(row[k])), k
-    assert mpmath.nstr(alignment_precise({"psi1": 2, "psi2": 1.5, "eta": 5, "noise": 0.1}, "tanh", "tanh", 30)
-                       ["overlap_beta"], 4) == "0.5113"
+    assert (
+        mpmath.nstr(
+            alignment_precise({"psi1": 2, "psi2": 1.5, "eta": 5, "noise": 0.1}, "tanh", "tanh", 30)[
+                "overlap_beta"
+            ],
+            4,
+        )
+        == "0.5113"
+    )
     # at η = η_c(1 ± 1e-20) the float64 θ⁴ − ψ2 is round-off; 30 digits decide the side
-    eta_c = alignment_precise({"psi1": 2, "psi2": 1.5, "eta": 1, "noise": 0.1}, "tanh", "tanh", 30)["eta_threshold"]
+    eta_c = alignment_precise({"psi1": 2, "psi2": 1.5, "eta": 1, "noise": 0.1}, "tanh", "tanh", 30)[
+        "eta_threshold"
+    ]
     with mpmath.workdps(40):
-        below = alignment_precise({"psi1": 2, "psi2": 1.5, "eta": eta_c * (1 - mpmath.mpf(10) ** -20),
-                                   "noise": 0.1}, "tanh", "tanh", 30)
-        above = alignment_precise({"psi1": 2, "psi2": 1.5, "eta": eta_c * (1 + mpmath.mpf(10) ** -20),
-                                   "noise": 0.1}, "tanh", "tanh", 30)
+        below = alignment_precise(
+            {"psi1": 2, "psi2": 1.5, "eta": eta_c * (1 - mpmath.mpf(10) ** -20), "noise": 0.1},
+            "tanh",
+            "tanh",
+            30,
+        )
+        above = alignment_precise(
+            {"psi1": 2, "psi2": 1.5, "eta": eta_c * (1 + mpmath.mpf(10) ** -20), "noise": 0.1},
+            "tanh",
+            "tanh",
+            30,
+        )
     assert below["overlap_beta"] == 0 and below["bbp_gap"] < 0
     assert above["overlap_beta"] > 0 and above["bbp_gap"] > 0
 
@@ -124,7 +152,7 @@ def test_spiked_rf_at_r0_is_route_a_and_refused_elsewhere():
     p = {"alpha": 3.0, "beta": 1.0, "lam": 0.01, "c": 1.0, "r": 0.0, "gamma": 0.0}
     row = api.spiked_rf(student="tanh", teacher="tanh", **p).rows[0]
     hp = spiked_rf_precise(p, "tanh", "tanh", 30)
-    assert _rel(hp["test_error"], row["test_error"]) <= 1e-9       # the sRF solver's tolerance
+    assert _rel(hp["test_error"], row["test_error"]) <= 1e-9  # the sRF solver's tolerance
     assert precise_route("spiked_rf", {**p, "r": 1.0}) is None
     with pytest.raises(ParameterError):
         spiked_rf_precise({**p, "r": 1.0}, "tanh", "tanh", 30)

@@ -33,8 +33,18 @@ import numpy as np
 from ..errors import ParameterError
 from .claim import Claim, ConfirmResult
 
-__all__ = ["NetworkProbe", "network_confirm", "measure_margin", "verdict_from_z", "confirm_with", "ba_probe",
-           "ba_monotone_probe", "step_vs_random_features_probe", "Z_DECIDE", "DEFAULT_LADDER"]
+__all__ = [
+    "NetworkProbe",
+    "network_confirm",
+    "measure_margin",
+    "verdict_from_z",
+    "confirm_with",
+    "ba_probe",
+    "ba_monotone_probe",
+    "step_vs_random_features_probe",
+    "Z_DECIDE",
+    "DEFAULT_LADDER",
+]
 
 #: |z| beyond which the network decides.
 Z_DECIDE = 3.0
@@ -76,20 +86,36 @@ def verdict_from_z(z: float) -> str:
     return "inconclusive"
 
 
-def _per_seed_margins(probe: NetworkProbe, runs: Mapping[str, dict], d: int, seeds: int, root_seed: int) -> np.ndarray:
+def _per_seed_margins(
+    probe: NetworkProbe, runs: Mapping[str, dict], d: int, seeds: int, root_seed: int
+) -> np.ndarray:
     from ..api import simulate
 
     rows = {}
     for name, kwargs in runs.items():
-        res = simulate(**{**kwargs, "d": int(d), "seeds": int(seeds), "seed": int(root_seed), "per_seed": True,
-                          "progress": False})
+        res = simulate(
+            **{
+                **kwargs,
+                "d": int(d),
+                "seeds": int(seeds),
+                "seed": int(root_seed),
+                "per_seed": True,
+                "progress": False,
+            }
+        )
         rows[name] = {int(r.get("seed", i)): r for i, r in enumerate(res.rows)}
     common = sorted(set.intersection(*(set(v) for v in rows.values())))
     return np.array([probe.margin({name: rows[name][s] for name in rows}) for s in common], dtype=float)
 
 
-def measure_margin(probe: NetworkProbe, point: dict, d: int, root_seed: int = 0, target_se: float | None = None,
-                   amplification: float = 1.0):
+def measure_margin(
+    probe: NetworkProbe,
+    point: dict,
+    d: int,
+    root_seed: int = 0,
+    target_se: float | None = None,
+    amplification: float = 1.0,
+):
     """(mean margin, s.e., seeds) at width ``d``: seeds doubled from 8 until s.e. ≤ target (or
     |mean|/3) divided by ``amplification`` (the growth of the error in the d → ∞ extrapolation), or
     the cap."""
@@ -101,7 +127,9 @@ def measure_margin(probe: NetworkProbe, point: dict, d: int, root_seed: int = 0,
         if m.size < 2:
             return math.nan, math.nan, int(m.size)
         mean, se = float(m.mean()), float(m.std(ddof=1) / math.sqrt(m.size))
-        goal = (target_se if target_se is not None and target_se > 0 else abs(mean) / Z_DECIDE) / amplification
+        goal = (
+            target_se if target_se is not None and target_se > 0 else abs(mean) / Z_DECIDE
+        ) / amplification
         if se <= goal or seeds >= probe.max_seeds:
             return mean, se, int(m.size)
         seeds = min(2 * seeds, probe.max_seeds)
@@ -110,12 +138,19 @@ def measure_margin(probe: NetworkProbe, point: dict, d: int, root_seed: int = 0,
 def _extrapolated(dims, means, ses):
     from validation.finite_size.fit import extrapolate
 
-    ex = extrapolate(np.asarray(dims, float), np.asarray(means, float), np.asarray(ses, float),
-                     omegas=(0.5, 1.0), max_terms=1)
+    ex = extrapolate(
+        np.asarray(dims, float),
+        np.asarray(means, float),
+        np.asarray(ses, float),
+        omegas=(0.5, 1.0),
+        max_terms=1,
+    )
     return ex.limit, ex.limit_se, ex.best.model.label
 
 
-def network_confirm(probe: NetworkProbe, point: dict, root_seed: int = 0, target_se: float | None = None) -> ConfirmResult:
+def network_confirm(
+    probe: NetworkProbe, point: dict, root_seed: int = 0, target_se: float | None = None
+) -> ConfirmResult:
     """Measure the claim's margin on the network at ``point`` (see the module docstring)."""
     t0 = time.perf_counter()
     dims, means, ses, nseeds = [], [], [], 0
@@ -129,8 +164,15 @@ def network_confirm(probe: NetworkProbe, point: dict, root_seed: int = 0, target
             ses.append(max(se, 1e-300))
             nseeds += k
     if not dims:
-        return ConfirmResult(math.nan, math.nan, math.nan, 0, tuple(probe.ladder), "inconclusive",
-                             "no simulation gave a finite margin")
+        return ConfirmResult(
+            math.nan,
+            math.nan,
+            math.nan,
+            0,
+            tuple(probe.ladder),
+            "inconclusive",
+            "no simulation gave a finite margin",
+        )
     if len(dims) >= 3:
         margin, se, model = _extrapolated(dims, means, ses)
         how = f"extrapolated to d → ∞ ({model}) from d = {', '.join(map(str, dims))}"
@@ -140,14 +182,18 @@ def network_confirm(probe: NetworkProbe, point: dict, root_seed: int = 0, target
     z = margin / se if se > 0 else math.copysign(math.inf, margin)
     per_d = "; ".join(f"d={d}: {m:.4g} ± {s:.2g}" for d, m, s in zip(dims, means, ses, strict=True))
     note = f"{probe.describe}: {how}; {per_d}; {time.perf_counter() - t0:.0f} s"
-    return ConfirmResult(float(margin), float(se), float(z), int(nseeds), tuple(dims), verdict_from_z(z), note)
+    return ConfirmResult(
+        float(margin), float(se), float(z), int(nseeds), tuple(dims), verdict_from_z(z), note
+    )
 
 
 def confirm_with(probe: NetworkProbe):
     """A :attr:`Claim.confirm` callable ``(claim, point, root_seed, target_se) -> ConfirmResult`` that
     measures ``probe`` at the point merged with the claim's fixed parameters."""
 
-    def confirm(claim: Claim, point: dict, root_seed: int = 0, target_se: float | None = None) -> ConfirmResult:
+    def confirm(
+        claim: Claim, point: dict, root_seed: int = 0, target_se: float | None = None
+    ) -> ConfirmResult:
         if not isinstance(point, Mapping):
             raise ParameterError("point", point, "a mapping of parameters")
         full = {**dict(claim.fixed), **dict(point)}
@@ -166,31 +212,49 @@ def _pick(point, keys):
     return {k: float(point[k]) for k in keys if point.get(k) is not None}
 
 
-def ba_probe(margin: Callable[[Mapping[str, dict]], float], describe: str, measure: str = "risk,spike") -> NetworkProbe:
+def ba_probe(
+    margin: Callable[[Mapping[str, dict]], float], describe: str, measure: str = "risk,spike"
+) -> NetworkProbe:
     """A probe of the Ba network (exact gradient, true features) at a point of ``risk`` /
     ``alignment``; ``margin`` reads the run ``"net"``."""
 
     def runs(point):
-        return {"net": {"protocol": "ba", "student": point.get("student", "tanh"), "teacher": point.get("teacher", "tanh"),
-                        "measure": measure, **_pick(point, _BA_KEYS)}}
+        return {
+            "net": {
+                "protocol": "ba",
+                "student": point.get("student", "tanh"),
+                "teacher": point.get("teacher", "tanh"),
+                "measure": measure,
+                **_pick(point, _BA_KEYS),
+            }
+        }
 
     return NetworkProbe(runs, margin, describe)
 
 
-def ba_monotone_probe(column: str, param: str, factor: float = 2.0, increasing: bool = True,
-                      measure: str = "spike") -> NetworkProbe:
+def ba_monotone_probe(
+    column: str, param: str, factor: float = 2.0, increasing: bool = True, measure: str = "spike"
+) -> NetworkProbe:
     """A monotonicity claim on the Ba network: ``column`` at the point (run ``"lo"``) and at
     ``param`` × ``factor`` (run ``"hi"``); margin = hi − lo for ``increasing`` (lo − hi otherwise).
     The theory's counterexample is a finite difference over the same factor."""
 
     def runs(point):
-        base = {"protocol": "ba", "student": point.get("student", "tanh"), "teacher": point.get("teacher", "tanh"),
-                "measure": measure, **_pick(point, _BA_KEYS)}
+        base = {
+            "protocol": "ba",
+            "student": point.get("student", "tanh"),
+            "teacher": point.get("teacher", "tanh"),
+            "measure": measure,
+            **_pick(point, _BA_KEYS),
+        }
         return {"lo": base, "hi": {**base, param: float(base[param]) * factor}}
 
     sign = 1.0 if increasing else -1.0
-    return NetworkProbe(runs, lambda r: sign * (r["hi"][column] - r["lo"][column]),
-                        f"{column} at {param}×{factor:g} minus at {param} (Ba network, exact gradient)")
+    return NetworkProbe(
+        runs,
+        lambda r: sign * (r["hi"][column] - r["lo"][column]),
+        f"{column} at {param}×{factor:g} minus at {param} (Ba network, exact gradient)",
+    )
 
 
 def step_vs_random_features_probe() -> NetworkProbe:
@@ -198,9 +262,17 @@ def step_vs_random_features_probe() -> NetworkProbe:
     random features), paired seed by seed: margin = ε_RF − ε_step (positive = the step helps)."""
 
     def runs(point):
-        base = {"protocol": "cui", "student": point.get("student", "tanh"), "teacher": point.get("teacher", "tanh"),
-                "measure": "risk", **_pick(point, _CUI_KEYS)}
+        base = {
+            "protocol": "cui",
+            "student": point.get("student", "tanh"),
+            "teacher": point.get("teacher", "tanh"),
+            "measure": "risk",
+            **_pick(point, _CUI_KEYS),
+        }
         return {"step": base, "rf": {**base, "eta_tilde": 0.0}}
 
-    return NetworkProbe(runs, lambda r: r["rf"]["test_error"] - r["step"]["test_error"],
-                        "test error of random features minus that after the step, paired seeds (Cui protocol)")
+    return NetworkProbe(
+        runs,
+        lambda r: r["rf"]["test_error"] - r["step"]["test_error"],
+        "test error of random features minus that after the step, paired seeds (Cui protocol)",
+    )

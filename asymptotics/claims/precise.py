@@ -34,8 +34,18 @@ import mpmath
 
 from ..errors import ConvergenceError, ParameterError
 
-__all__ = ["GaussianConstantsMP", "gaussian_constants", "risk_precise", "risk0_route_b", "alignment_precise",
-           "limits_precise", "tau_star_precise", "spiked_rf_precise", "PRECISE_ROUTES", "precise_route"]
+__all__ = [
+    "GaussianConstantsMP",
+    "gaussian_constants",
+    "risk_precise",
+    "risk0_route_b",
+    "alignment_precise",
+    "limits_precise",
+    "tau_star_precise",
+    "spiked_rf_precise",
+    "PRECISE_ROUTES",
+    "precise_route",
+]
 
 #: the API's defaults for parameters a claim leaves out (asymptotics.api.one_step)
 _RISK_DEFAULTS = {"psi1": 2.0, "psi2": 1.5, "lam": 1e-3, "eta": 1.0, "noise": 0.1}
@@ -76,7 +86,9 @@ def gaussian_constants(spec: str, center: bool = True, dps: int = 30) -> Gaussia
         # a constant below the quadrature's resolution vanishes by parity (μ1 of an even σ): exactly 0
         m0, m1 = (mpmath.mpf(0) if _tiny(x, dps) else x for x in (m0, m1))
     if not center and abs(m0) > mpmath.mpf(10) ** (-dps):
-        raise ParameterError("center", False, "True for the one-step theory", f"μ0 = {mpmath.nstr(m0, 6)} ≠ 0")
+        raise ParameterError(
+            "center", False, "True for the one-step theory", f"μ0 = {mpmath.nstr(m0, 6)} ≠ 0"
+        )
     return GaussianConstantsMP(mpmath.mpf(0) if center else m0, m1, mu2_sq)
 
 
@@ -99,7 +111,9 @@ def _newton(F, x0, tol, max_steps=400):
         x = x - step
         if abs(step) <= tol * max(1, abs(x)):
             return x
-    raise ConvergenceError(f"high-precision Newton did not converge in {max_steps} steps (last step {mpmath.nstr(step, 3)})")
+    raise ConvergenceError(
+        f"high-precision Newton did not converge in {max_steps} steps (last step {mpmath.nstr(step, 3)})"
+    )
 
 
 # ---------------------------------------------------------------- Marchenko–Pastur transforms (z < 0)
@@ -134,10 +148,29 @@ def _route_a_risk0(psi1, psi2, lam, mu1, mu2_sq, mu1s, mu2s_sq, noise_sq, dps):
     c2, c3 = chi * chi, chi**3
     c4, c5 = c3 * chi, c3 * chi * chi
     pp = p1 * p2
-    E0 = (-c5 * z6 + 3 * c4 * z4 + (pp - p2 - p1 + 1) * c3 * z6 - 2 * c3 * z4 - 3 * c3 * z2
-          + (p1 + p2 - 3 * pp + 1) * c2 * z4 + 2 * c2 * z2 + c2 + 3 * pp * chi * z2 - pp)
+    E0 = (
+        -c5 * z6
+        + 3 * c4 * z4
+        + (pp - p2 - p1 + 1) * c3 * z6
+        - 2 * c3 * z4
+        - 3 * c3 * z2
+        + (p1 + p2 - 3 * pp + 1) * c2 * z4
+        + 2 * c2 * z2
+        + c2
+        + 3 * pp * chi * z2
+        - pp
+    )
     E1 = p2 * c3 * z4 - p2 * c2 * z2 + pp * chi * z2 - pp
-    E2 = c5 * z6 - 3 * c4 * z4 + (p1 - 1) * c3 * z6 + 2 * c3 * z4 + 3 * c3 * z2 + (-p1 - 1) * c2 * z4 - 2 * c2 * z2 - c2
+    E2 = (
+        c5 * z6
+        - 3 * c4 * z4
+        + (p1 - 1) * c3 * z6
+        + 2 * c3 * z4
+        + 3 * c3 * z2
+        + (-p1 - 1) * c2 * z4
+        - 2 * c2 * z2
+        - c2
+    )
     return mu1s * mu1s * E1 / E0 + (noise_sq + mu2s_sq) * E2 / E0 + mu2s_sq
 
 
@@ -175,7 +208,7 @@ def _route_b(p, student, teacher, dps):
     mu1, mu2_sq, mu1s, mu2s_sq, noise_sq = _model(student, teacher, p["noise"], dps)
     psi1, psi2, lam, eta = (mpmath.mpf(p[k]) for k in ("psi1", "psi2", "lam", "eta"))
     eff = noise_sq + mu2s_sq
-    if _tiny(mu1, dps):    # no rank-one signal: Σ = μ2² I, κ from its quadratic, δ = 0
+    if _tiny(mu1, dps):  # no rank-one signal: Σ = μ2² I, κ from its quadratic, δ = 0
         r = psi2 / psi1
         b = mu2_sq * (1 - r) - lam
         kappa = (mpmath.sqrt(b * b + 4 * lam * mu2_sq) - b) / 2
@@ -223,8 +256,15 @@ def risk_precise(params, student, teacher, dps: int = 30) -> dict:
     with mpmath.workdps(dps + _GUARD):
         r0b, delta, mu1, mu2_sq, mu1s, mu2s_sq, noise_sq = _route_b(p, student, teacher, dps)
         if mu2_sq > 0:
-            r0 = _route_a_risk0(*(mpmath.mpf(p[k]) for k in ("psi1", "psi2", "lam")), mu1, mu2_sq, mu1s, mu2s_sq,
-                                noise_sq, dps)
+            r0 = _route_a_risk0(
+                *(mpmath.mpf(p[k]) for k in ("psi1", "psi2", "lam")),
+                mu1,
+                mu2_sq,
+                mu1s,
+                mu2s_sq,
+                noise_sq,
+                dps,
+            )
         else:
             r0 = r0b
         out = {"risk0": r0, "risk1": r0 - delta, "delta": delta, "kernel_bound": mu2s_sq}
@@ -241,12 +281,13 @@ def alignment_precise(params, student, teacher, dps: int = 30) -> dict:
         s_sq = mu1s * mu1s + (mu1s * mu1s + mu2s_sq + noise_sq) / psi1
         th1 = eta * eta * mu1 * mu1 * mu1s * mu1s
         th = eta * eta * mu1 * mu1 * s_sq
-        gap = th * th - psi2           # BBP: separated iff θ⁴ > ψ2
+        gap = th * th - psi2  # BBP: separated iff θ⁴ > ψ2
         sep = gap > 0
         out = {
             "theta_sq": th,
             "separated": mpmath.mpf(1 if sep else 0),
-            "eta_threshold": psi2 ** mpmath.mpf(0.25) / (abs(mu1) * mpmath.sqrt(s_sq)) if not _tiny(mu1, dps)
+            "eta_threshold": psi2 ** mpmath.mpf(0.25) / (abs(mu1) * mpmath.sqrt(s_sq))
+            if not _tiny(mu1, dps)
             else mpmath.inf,
             "overlap_beta": (th1 / th) * gap / (th * (1 + th)) if sep else mpmath.mpf(0),
             "overlap_a": gap / (th * (th + psi2)) if sep else mpmath.mpf(0),
@@ -277,23 +318,55 @@ def limits_precise(params, student, teacher, dps: int = 30) -> dict:
         delta = mu1s * mu1s * _bias(gam, z, kt, D, dD)
         m0, _ = _mbar(-gam, psi2)
         ridgeless = mu1s * mu1s * gam * th1 * m0 * m0 / (1 + (1 + th1) * m0)
-        out = {"risk0": r0, "risk1": r0 - delta, "delta": delta, "delta_ridgeless": ridgeless,
-               "kernel_bound": mu2s_sq}
+        out = {
+            "risk0": r0,
+            "risk1": r0 - delta,
+            "delta": delta,
+            "delta_ridgeless": ridgeless,
+            "kernel_bound": mu2s_sq,
+        }
     return _rounded(out, dps)
 
 
 # ---------------------------------------------------------------- τ*, spiked RF at r = 0
 def tau_star_precise(params, student, teacher, dps: int = 30) -> dict:
-    """τ*, κ* by the project's mpmath path (Newton on τ'(κ) = 0 at ``dps`` digits)."""
-    from ..api import tau_star
+    """τ*, κ* at ``dps`` digits by the project's mpmath path (Newton on τ'(κ) = 0 in mpmath at
+    ``dps`` digits, :mod:`asymptotics.theory.large_step.tau_star.mp`), continued from its answer by
+    one Newton step at the working precision so that κ* and τ* keep every digit (the path's own
+    result is rounded to float64). An infimum at κ = 0 or κ → ∞ keeps the path's value."""
+    from ..theory.large_step.tau_star import tau_star
+    from ..theory.large_step.tau_star.mp import _MpObjective  # the path's objective (τ, τ', τ'')
+    from ..theory.large_step.tau_star.problem import make_problem
 
-    kw = {k: v for k, v in dict(params).items() if k in ("student_scale", "teacher_scale", "fit_constant", "center")}
-    row = tau_star(student=student, teacher=teacher, method="mpmath", dps=int(dps), **kw).rows[0]
-    if row.get("status") != "converged":
-        raise ConvergenceError(f"τ* mpmath path: {row.get('status')} ({row.get('message', '')})")
-    with mpmath.workdps(dps):
-        return {"tau_star": mpmath.mpf(row["tau_star"]), "kappa_star": mpmath.mpf(row["kappa_star"]),
-                "kernel_bound": gaussian_constants(str(teacher), True, dps).mu2_sq}
+    p = dict(params)
+    a, b = float(p.get("student_scale", 1.0)), float(p.get("teacher_scale", 1.0))
+    center, fit = bool(p.get("center", True)), bool(p.get("fit_constant", False))
+    res = tau_star(
+        student,
+        teacher,
+        student_scale=a,
+        teacher_scale=b,
+        center=center,
+        fit_constant=fit,
+        method="mpmath",
+        dps=int(dps),
+    )
+    if res.status != "converged":
+        raise ConvergenceError(f"τ* mpmath path: {res.status} ({res.message})")
+    with mpmath.workdps(dps + 10):
+        kappa, tau = mpmath.mpf(res.kappa_star), mpmath.mpf(res.tau_star)
+        if res.infimum_at == "interior":
+            # one Newton step from the path's κ* (|step| ~ 1e-16): κ* to O(step²), and τ* to O(step³)
+            # by the quadratic model τ(κ − τ'/τ'') = τ − τ'²/(2τ'')
+            R = _MpObjective(make_problem(student, teacher, center, fit, a, b), a, b, dps)
+            v, d1, d2 = R.objective(kappa, 1)
+            kappa, tau = kappa - d1 / d2, v - d1 * d1 / (2 * d2)
+        out = {
+            "tau_star": tau,
+            "kappa_star": kappa,
+            "kernel_bound": gaussian_constants(str(teacher), True, dps).mu2_sq,
+        }
+    return _rounded(out, dps)
 
 
 def _srf_is_random_features(p) -> bool:
@@ -307,16 +380,31 @@ def spiked_rf_precise(params, student, teacher, dps: int = 30) -> dict:
     λ_Ba = λβ/α); a :class:`ParameterError` elsewhere (no high-precision route for r > 0)."""
     p = dict(params)
     if not _srf_is_random_features(p):
-        raise ParameterError("r", p.get("r", p.get("eta_tilde")), "0 (random features) for the high-precision route",
-                             "the spiked-RF fixed point at r > 0 has no high-precision route")
+        raise ParameterError(
+            "r",
+            p.get("r", p.get("eta_tilde")),
+            "0 (random features) for the high-precision route",
+            "the spiked-RF fixed point at r > 0 has no high-precision route",
+        )
     alpha, beta, lam = float(p["alpha"]), float(p.get("beta", 1.0)), float(p.get("lam", 0.01))
-    q = {"psi1": alpha, "psi2": beta, "lam": lam * beta / alpha, "eta": 0.0, "noise": float(p.get("noise", 0.0))}
+    q = {
+        "psi1": alpha,
+        "psi2": beta,
+        "lam": lam * beta / alpha,
+        "eta": 0.0,
+        "noise": float(p.get("noise", 0.0)),
+    }
     return {"test_error": risk_precise(q, student, teacher, dps)["risk0"]}
 
 
 #: {quantity: route}; quantities without a route are absent.
-PRECISE_ROUTES = {"risk": risk_precise, "alignment": alignment_precise, "limits": limits_precise,
-                  "tau_star": tau_star_precise, "spiked_rf": spiked_rf_precise}
+PRECISE_ROUTES = {
+    "risk": risk_precise,
+    "alignment": alignment_precise,
+    "limits": limits_precise,
+    "tau_star": tau_star_precise,
+    "spiked_rf": spiked_rf_precise,
+}
 
 
 def precise_route(quantity: str, params=None):

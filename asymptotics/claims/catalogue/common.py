@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-
 __all__ = ["relative_gap", "reference_margin"]
 
 
@@ -26,12 +25,19 @@ def relative_gap(a: float, b: float) -> float:
 
 def _clean(row: Mapping) -> dict:
     """A row without its missing values (NaN in a frame, None in a row)."""
-    return {k: v for k, v in dict(row).items()
-            if v is not None and not (isinstance(v, float) and math.isnan(v))}
+    return {
+        k: v for k, v in dict(row).items() if v is not None and not (isinstance(v, float) and math.isnan(v))
+    }
 
 
-def reference_margin(quantity: str, student: str, teacher: str, change: Callable[[Mapping], dict],
-                     margin: Callable[[Mapping, Mapping], float], column: str) -> Callable:
+def reference_margin(
+    quantity: str,
+    student: str,
+    teacher: str,
+    change: Callable[[Mapping], dict],
+    margin: Callable[[Mapping, Mapping], float],
+    column: str,
+) -> Callable:
     """A callable statement: for each row (whose ``column`` is a number), evaluate the API function
     ``quantity`` at ``change(row)`` (its keyword arguments) and return ``margin(row, reference_row)``.
     A failed reference gives NaN (unresolved), never support."""

@@ -57,8 +57,13 @@ def _random_features_equal(student: str, teacher: str):
 
     def change(row):
         a, b = float(row["alpha"]), float(_get(row, "beta", 1.0))
-        return {"psi1": a, "psi2": b, "lam": float(row["lam"]) * b / a, "eta": 0.0,
-                "noise": float(_get(row, "noise", 0.0))}
+        return {
+            "psi1": a,
+            "psi2": b,
+            "lam": float(row["lam"]) * b / a,
+            "eta": 0.0,
+            "noise": float(_get(row, "noise", 0.0)),
+        }
 
     def margin(row, ref):
         return 1e-8 - abs(row["test_error"] - ref["risk0"]) / abs(ref["risk0"])
@@ -71,8 +76,12 @@ def _srf_change(**updates):
     network (η̃, α0 given) stays one unless the updates set the sRF parameters (c, r, γ)."""
 
     def change(row):
-        kw = {"alpha": float(row["alpha"]), "beta": float(_get(row, "beta", 1.0)), "lam": float(row["lam"]),
-              "noise": float(_get(row, "noise", 0.0))}
+        kw = {
+            "alpha": float(row["alpha"]),
+            "beta": float(_get(row, "beta", 1.0)),
+            "lam": float(row["lam"]),
+            "noise": float(_get(row, "noise", 0.0)),
+        }
         network = row.get("eta_tilde") is not None and "c" not in updates
         keys = ("eta_tilde", "alpha0") if network else ("c", "r", "gamma")
         kw.update({k: float(row[k]) for k in keys})
@@ -84,33 +93,71 @@ def _srf_change(**updates):
 
 def _better_than(student, teacher, updates, sizable=0.0):
     """Relative margin (ε_ref − ε)/(ε_ref + ε) − sizable: positive where the row beats the reference."""
-    return reference_margin("spiked_rf", student, teacher, _srf_change(**updates),
-                            lambda row, ref: relative_gap(ref["test_error"], row["test_error"]) - sizable,
-                            "test_error")
+    return reference_margin(
+        "spiked_rf",
+        student,
+        teacher,
+        _srf_change(**updates),
+        lambda row, ref: relative_gap(ref["test_error"], row["test_error"]) - sizable,
+        "test_error",
+    )
 
 
 def _pair_claims(name, quantity, statement_for, domain, source, pairs=PAIRS, **kw) -> tuple[Claim, ...]:
     """One claim per pair for callable statements (the callable needs the pair)."""
-    return tuple(Claim(f"{name}[{s}/{t}]", quantity, statement_for(s, t), domain, activations=((s, t),),
-                       assumptions=ASSUMPTIONS, source=source, **kw) for s, t in pairs)
+    return tuple(
+        Claim(
+            f"{name}[{s}/{t}]",
+            quantity,
+            statement_for(s, t),
+            domain,
+            activations=((s, t),),
+            assumptions=ASSUMPTIONS,
+            source=source,
+            **kw,
+        )
+        for s, t in pairs
+    )
 
 
 def _srf_claims() -> tuple[Claim, ...]:
     sec = f"{PAPER}, §3 (sRF model, replica formula with the conditional Gaussian equivalence)"
     return (
-        *_pair_claims("cui-r0-is-random-features", "spiked_rf", _random_features_equal,
-                      _srf(noise=Range(0.0, 0.5, "lin")), sec + ": at r = 0 the sRF is random features (Mei–Montanari)",
-                      fixed={"c": 1.0, "r": 0.0, "gamma": 0.0}, precise=spiked_rf_precise),
-        Claim("cui-spike-strength-helps", "spiked_rf", "decreasing(test_error, r)", _srf(r=R, gamma=GAMMA, c=C),
-              activations=PAIRS, assumptions=ASSUMPTIONS, source=sec + ", Fig. 2: increasing the spike strength r helps"),
-        *_pair_claims("cui-small-spike-sizable", "spiked_rf",
-                      lambda s, t: _better_than(s, t, {"r": 0.0}, SIZABLE), _srf(gamma=GAMMA, c=C),
-                      sec + f", Fig. 2: r = 0.2 already sizably (tested: ≥ {SIZABLE:.0%} relative) below r = 0",
-                      fixed={"r": 0.2}),
-        Claim("cui-overlap-helps", "spiked_rf", "decreasing(test_error, gamma)", _srf(r=Range(0.1, 3.0, "lin"),
-                                                                                     gamma=GAMMA, c=C),
-              activations=PAIRS, assumptions=ASSUMPTIONS,
-              source=sec + ", Fig. 2: increasing the spike–target overlap γ helps"),
+        *_pair_claims(
+            "cui-r0-is-random-features",
+            "spiked_rf",
+            _random_features_equal,
+            _srf(noise=Range(0.0, 0.5, "lin")),
+            sec + ": at r = 0 the sRF is random features (Mei–Montanari)",
+            fixed={"c": 1.0, "r": 0.0, "gamma": 0.0},
+            precise=spiked_rf_precise,
+        ),
+        Claim(
+            "cui-spike-strength-helps",
+            "spiked_rf",
+            "decreasing(test_error, r)",
+            _srf(r=R, gamma=GAMMA, c=C),
+            activations=PAIRS,
+            assumptions=ASSUMPTIONS,
+            source=sec + ", Fig. 2: increasing the spike strength r helps",
+        ),
+        *_pair_claims(
+            "cui-small-spike-sizable",
+            "spiked_rf",
+            lambda s, t: _better_than(s, t, {"r": 0.0}, SIZABLE),
+            _srf(gamma=GAMMA, c=C),
+            sec + f", Fig. 2: r = 0.2 already sizably (tested: ≥ {SIZABLE:.0%} relative) below r = 0",
+            fixed={"r": 0.2},
+        ),
+        Claim(
+            "cui-overlap-helps",
+            "spiked_rf",
+            "decreasing(test_error, gamma)",
+            _srf(r=Range(0.1, 3.0, "lin"), gamma=GAMMA, c=C),
+            activations=PAIRS,
+            assumptions=ASSUMPTIONS,
+            source=sec + ", Fig. 2: increasing the spike–target overlap γ helps",
+        ),
     )
 
 
@@ -118,28 +165,50 @@ def _network_claims() -> tuple[Claim, ...]:
     sec = f"{PAPER}, §4 (one large step η̃·p, map to the sRF)"
     step = {"eta_tilde": Range(0.5, 5.0, "lin"), "alpha0": Range(0.5, 20.0, "log")}
     return (
-        Claim("cui-alpha0-decreasing", "spiked_rf", "decreasing(test_error, alpha0)",
-              _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
-              activations=PAIRS, assumptions=ASSUMPTIONS,
-              source=sec + ", Fig. 3: the test error decreases as the first-step batch α0 grows"),
-        *_pair_claims("cui-alpha0-limit", "spiked_rf",
-                      lambda s, t: reference_margin("spiked_rf", s, t, _srf_change(alpha0=math.inf),
-                                                    lambda row, ref: relative_gap(row["test_error"], ref["test_error"]),
-                                                    "test_error"),
-                      _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
-                      sec + ", Fig. 3: … towards its α0 → ∞ value (γ = 1, the isotropic sRF), from above"),
-        *_pair_claims("cui-step-helps", "spiked_rf", lambda s, t: _better_than(s, t, {"c": 1.0, "r": 0.0, "gamma": 0.0}),
-                      _srf(**step), sec + ", Fig. 1: the network after one step beats random features at initialisation",
-                      confirm=confirm_with(step_vs_random_features_probe())),
+        Claim(
+            "cui-alpha0-decreasing",
+            "spiked_rf",
+            "decreasing(test_error, alpha0)",
+            _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
+            activations=PAIRS,
+            assumptions=ASSUMPTIONS,
+            source=sec + ", Fig. 3: the test error decreases as the first-step batch α0 grows",
+        ),
+        *_pair_claims(
+            "cui-alpha0-limit",
+            "spiked_rf",
+            lambda s, t: reference_margin(
+                "spiked_rf",
+                s,
+                t,
+                _srf_change(alpha0=math.inf),
+                lambda row, ref: relative_gap(row["test_error"], ref["test_error"]),
+                "test_error",
+            ),
+            _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
+            sec + ", Fig. 3: … towards its α0 → ∞ value (γ = 1, the isotropic sRF), from above",
+        ),
+        *_pair_claims(
+            "cui-step-helps",
+            "spiked_rf",
+            lambda s, t: _better_than(s, t, {"c": 1.0, "r": 0.0, "gamma": 0.0}),
+            _srf(**step),
+            sec + ", Fig. 1: the network after one step beats random features at initialisation",
+            confirm=confirm_with(step_vs_random_features_probe()),
+        ),
     )
 
 
 def _vocabulary_claims() -> tuple[Claim, ...]:
     sec = f"{PAPER}, §5 (non-uniform readout initialisation): a finite vocabulary of readouts beats the uniform one"
-    return _pair_claims("cui-vocabulary-helps", "spiked_rf", lambda s, t: _better_than(s, t, {"readout": None}),
-                        _srf(r=Range(0.5, 3.0, "lin"), gamma=GAMMA),
-                        sec + " (two types u ∈ {0.5, 1.5}, equal proportions, c = 1)",
-                        fixed={"c": 1.0, "readout": (0.5, 1.5)})
+    return _pair_claims(
+        "cui-vocabulary-helps",
+        "spiked_rf",
+        lambda s, t: _better_than(s, t, {"readout": None}),
+        _srf(r=Range(0.5, 3.0, "lin"), gamma=GAMMA),
+        sec + " (two types u ∈ {0.5, 1.5}, equal proportions, c = 1)",
+        fixed={"c": 1.0, "readout": (0.5, 1.5)},
+    )
 
 
 def claims() -> tuple[Claim, ...]:
