@@ -13,7 +13,8 @@ the round-off of R0 and R1, not its own size). Outside it the sign decides: hold
 
 **High precision.** Points within resolution are re-evaluated through the claim's independent
 route ``precise(params, student, teacher, dps)`` at ``dps ≥ 30`` digits (most negative margin
-first, at most ``max_precise`` of them) and the statement is evaluated in mpmath. There the
+first, for at most :data:`PRECISE_BUDGET` seconds per claim and pair) and the statement is
+evaluated in mpmath. There the
 margin m is decided against ``10^-(dps − 10) · S``: holds above, violated below, undecided in
 between — except an exact zero, which holds a non-strict statement (``>=``, ``<=``, ``==``,
 monotone) and violates a strict one. Without a ``precise`` route such points stay undecided.
@@ -26,14 +27,16 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-__all__ = ["resolution", "classify", "decide_precisely", "PRECISE_DPS", "RESOLUTION_ULPS", "MAX_PRECISE"]
+__all__ = ["resolution", "classify", "decide_precisely", "PRECISE_DPS", "RESOLUTION_ULPS", "MAX_PRECISE",
+           "PRECISE_BUDGET"]
 
 #: Digits of the high-precision re-evaluation.
 PRECISE_DPS = 30
 #: Multiples of the float64 epsilon within which a margin is not resolved.
 RESOLUTION_ULPS = 64
-#: Most points re-evaluated at high precision per claim and pair.
-MAX_PRECISE = 48
+#: Most points re-evaluated at high precision per claim and pair, and the seconds they may take.
+MAX_PRECISE = 100_000
+PRECISE_BUDGET = 30.0
 _EPS = float(np.finfo(float).eps)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ExpressionError, ParameterError
 from .claim import Claim, ClaimVerdict
-from .decide import MAX_PRECISE, PRECISE_DPS, classify, decide_precisely, resolution
+from .decide import MAX_PRECISE, PRECISE_BUDGET, PRECISE_DPS, classify, decide_precisely, resolution
 from .evaluate import accepted, evaluate_points, point_key
 from .pair import PairCheck
 from .search import DEFAULT_EVALS, DEFAULT_STARTS, local_search, units_of
@@ -101,7 +101,8 @@ def check(claims, *, samples: int = DEFAULT_SAMPLES, search: bool = True, confir
         store: folder of the evaluated points (resume after an interrupt); ``None``: the user
             cache; ``False``: keep nothing.
         starts, evals: local searches and evaluations per search.
-        max_precise, dps: points re-decided at high precision per claim and pair, and digits.
+        max_precise, dps: most points re-decided at high precision per claim and pair (also
+            bounded by :data:`~.decide.PRECISE_BUDGET` seconds), and digits.
         line: Sobol points per line, one API call each (default :data:`DEFAULT_LINE`; 1: one
             call per point). A quantity whose range parameters are not grid parameters of its
             API function is evaluated point by point.
@@ -153,7 +154,8 @@ def _line(claim: Claim, line: int | None) -> int:
     return int(n) if len(rows) == len(cartesian(**probe)) else 1
 
 
-def _check_pair(pc: PairCheck, samples, search, starts, evals, max_precise, dps, executor, line) -> dict:
+def _check_pair(pc: PairCheck, samples, search, starts, evals, max_precise, dps, executor, line,
+                precise_budget=PRECISE_BUDGET) -> dict:
     pc.sample(samples, executor, line)
     if search and pc.domain.ranges:
         try:
@@ -165,13 +167,16 @@ def _check_pair(pc: PairCheck, samples, search, starts, evals, max_precise, dps,
     thr = resolution(m["size"], m["scale"], pc.solver_tol, m["residual"])
     cls = classify(m["margin"], m["strict"], thr, m["resolved"])
     precise = {}
-    near = [i for i in np.argsort(np.nan_to_num(m["margin"], nan=np.inf)) if cls[i] == "near"]
-    for i in near[:max_precise]:
+    near = [i for i in np.argsort(np.nan_to_num(m["margin"], nan=np.inf), kind="stable") if cls[i] == "near"]
+    t0 = time.perf_counter()
+    for i in near[:max_precise] if pc.claim.precise is not None else ():
+        if time.perf_counter() - t0 > precise_budget:
+            break
         p = points[i]
         nb = {q: (dict(pc.claim.fixed) | qp, d) for q, (qp, d) in pc.neighbours_of(p).items()}
         precise[i] = decide_precisely(pc.claim, pc.statement, dict(pc.claim.fixed) | p, nb, pc.student,
                                       pc.teacher, dps)
-    return _pair_verdict(pc, points, m, cls, precise, len(near) > max_precise)
+    return _pair_verdict(pc, points, m, cls, precise, len(near) > len(precise))
 
 
 def _search(pc: PairCheck, starts: int, evals: int, samples: int) -> None:
@@ -208,7 +213,7 @@ def _pair_verdict(pc, points, m, cls, precise, capped) -> dict:
         if pc.claim.precise is None:
             note += " (no high-precision route)"
         elif capped:
-            note += f" (at most {len(precise)} re-evaluated)"
+            note += f" ({len(precise)} re-decided at high precision before its limit)"
     at = dict(points[pick]) if pick is not None else {}
     at.update(student=pc.student, teacher=pc.teacher)
     text, pnote = pmargin.get(pick, (None, ""))
