@@ -21,6 +21,9 @@ __all__ = ["check", "parse_assignments"]
 
 
 def _number_or_text(text: str):
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
     try:
         return float(text)
     except ValueError:
@@ -29,7 +32,8 @@ def _number_or_text(text: str):
 
 def parse_assignments(items, name: str, numbers: bool = True) -> dict:
     """``{name: value}`` from a mapping or from ``["name=value", …]`` (the command line's
-    ``--over``/``--fixed``); with ``numbers`` a value that reads as a number becomes a float."""
+    ``--over``/``--fixed``); with ``numbers`` a value that reads as a number becomes a float, and
+    ``true``/``false`` a bool."""
     if items is None:
         return {}
     if isinstance(items, Mapping):
