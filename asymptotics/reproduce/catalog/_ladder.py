@@ -16,9 +16,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import EXTRAPOLATION, Curve, RefLine, compare
+from ..data import EXTRAPOLATION, Curve, Points, compare
 
-__all__ = ["Ladder", "extrapolated"]
+__all__ = ["Ladder", "extrapolated", "convergence_x", "convergence_label"]
+
+
+def convergence_x(dims) -> list[float]:
+    """The abscissa of a convergence panel: d^{-1/2} (d → ∞ at 0)."""
+    return [float(d) ** -0.5 for d in dims]
+
+
+def convergence_label(dims) -> str:
+    """``1/√d (d = 200, 283, 400; d → ∞ at 0)``."""
+    return f"1/√d  (d = {', '.join(str(int(d)) for d in dims)}; d → ∞ at 0)"
 
 
 @dataclass(frozen=True)
@@ -44,10 +54,11 @@ def _stats(values):
 
 
 def extrapolated(fig, quantity: str, where: dict, dims, per_d, theory: float, *, omegas=(0.5, 1.0),
-                 panel: int | None = None, group: int = 0, label: str = "") -> Ladder | None:
+                 panel: int | None = None, group: int = 0, label: str = "", fit_curve: bool = True) -> Ladder | None:
     """Append the comparison of the extrapolated limit of ``per_d`` (one list of per-seed values per
-    d of ``dims``) with the d → ∞ ``theory``; with ``panel``, also draw the fitted curve over d and the
-    limit (a dash-dot line) on that panel. Returns the :class:`Ladder` (None with fewer than 2 rungs)."""
+    d of ``dims``) with the d → ∞ ``theory``; with ``panel`` (a convergence panel whose x is d^{-1/2},
+    :func:`convergence_x`), also draw the limit ± s.e. at x = 0 and (``fit_curve``) the fitted curve
+    (dash-dot). Returns the :class:`Ladder` (None when there is nothing to fit)."""
     from validation.finite_size.fit import extrapolate
 
     stats = [_stats(v) for v in per_d]
@@ -74,13 +85,18 @@ def extrapolated(fig, quantity: str, where: dict, dims, per_d, theory: float, *,
     fig.comparisons.append(compare(fig.name, f"{quantity} (limit d → ∞)", where, theory, ex.limit, ex.limit_se,
                                    d=int(dims.max()), seeds=seeds, method=EXTRAPOLATION, reason=why,
                                    note=f"d = {', '.join(str(int(x)) for x in dims)}; {ex.rule}; fit p = {p:.2g}"))
-    grid = np.geomspace(dims.min(), 4 * dims.max(), 40)
-    fit_y = _fitted(ex, grid)
+    # the convergence panel: x = d^{-1/2}, so that d → ∞ is x = 0 where the limit is drawn
+    grid_x = np.linspace(0.0, dims.min() ** -0.5, 41)
+    with np.errstate(divide="ignore"):
+        fit_y = _fitted(ex, np.where(grid_x > 0, grid_x, 0.0) ** -2.0)
     lad = Ladder(tuple(int(x) for x in dims), tuple(means), tuple(ses), ex.limit, ex.limit_se, p, ex.rule,
-                 tuple(grid), tuple(fit_y))
+                 tuple(grid_x), tuple(fit_y))
     if panel is not None:
-        fig.curves.append(Curve(f"{label}fit over d, limit {ex.limit:.4g} ± {ex.limit_se:.2g}", grid, fit_y, quantity,
-                                style="-.", group=group, panel=panel))
+        if fit_curve:
+            fig.curves.append(Curve(f"{label}fit L + b·d^-ω", grid_x, fit_y, quantity, style="-.", group=group,
+                                    panel=panel))
+        fig.points.append(Points(f"{label}limit d → ∞: {ex.limit:.4g} ± {ex.limit_se:.2g}", [0.0], [ex.limit],
+                                 [ex.limit_se], quantity, group=group, panel=panel))
     return lad
 
 
@@ -91,5 +107,3 @@ def _fitted(ex, grid) -> np.ndarray:
         y += w * (f.model.design(grid) @ np.asarray(f.coef, float))
     return y
 
-
-_ = RefLine  # re-exported for items that mark the limit

@@ -13,7 +13,7 @@ from ..plot import Panel, PlotSpec
 from ..registry import Item, sizes
 from ..verdicts import agrees, below
 from ._common import NOISE_TEX, fmt
-from ._ladder import extrapolated
+from ._ladder import convergence_label, convergence_x, extrapolated
 from ._spectra import seed_stats
 
 STUDENT = TEACHER = "tanh"
@@ -21,7 +21,7 @@ NOISE = 0.1
 SMALL = {"psi1": 3.0, "psi2": 1.0, "eta": 6.0}  # η = Θ(1)
 LARGE = {"psi1": 2.0, "psi2": 1.0, "eta": 1.0}  # η = c√N with c = 1
 #: a ladder of d (ratio √2) per preset, ≥ 8 seeds at every rung where it is judged
-SIZES = sizes(d=([100, 141, 200], [250, 354, 500], [250, 354, 500, 707, 1000],
+SIZES = sizes(d=([80, 113, 160], [200, 283, 400], [250, 354, 500, 707, 1000],
                  [500, 707, 1000, 1414, 2000, 2828, 4000]),
               seeds=(3, 8, 8, 8))
 #: finite-size exponents of the extrapolation: an outlier and its overlaps converge like d^{-1/2} or d^{-1}
@@ -70,6 +70,7 @@ def data(ctx):
     fig = ctx.figure("d", student=STUDENT, teacher=TEACHER, noise=NOISE, **{f"small_{k}": v for k, v in SMALL.items()},
                      **{f"large_{k}": v for k, v in LARGE.items()})
     th = _theory()
+    fig.params["xlabel"] = convergence_label(ds)
     fig.params.update({f"theory_{k}_outlier": v[0] for k, v in th.items()})
     fig.params.update({f"theory_{k}_labels": v[1] for k, v in th.items()})
     lines = (
@@ -103,20 +104,23 @@ def data(ctx):
                  ("large", "ge"): 2}[(regime, fm)]
         label = f"{'η = Θ(1)' if regime == 'small' else 'large step'}, {'true' if fm == 'true' else 'GE'} features"
         stats = [seed_stats(v) for v in vals]
-        fig.points.append(Points(f"{label} ({seeds} seeds per d)", ds, [m for m, _ in stats], [s for _, s in stats],
+        fig.points.append(Points(f"{label} ({seeds} seeds per d)", convergence_x(ds), [m for m, _ in stats],
+                                 [s for _, s in stats],
                                  f"ck_{fm}_{what}_{regime}", d=None, seeds=seeds, panel=panels[(regime, what)],
                                  group=group))
         limits[(regime, fm, what)] = extrapolated(fig, q, {"regime": regime}, ds, vals, theory, omegas=OMEGAS,
-                                                  panel=panels[(regime, what)], group=group, label=f"{label}: ")
+                                                  panel=panels[(regime, what)], group=group, label=f"{label}: ",
+                                                  fit_curve=what == "loc")
     _verdicts(fig, th, limits, seeds)
     fig.caption = (f"σ = σ* = tanh, σ_ε = {fmt(NOISE)}. Left: η = Θ(1) (ψ₁ = {fmt(SMALL['psi1'])}, ψ₂ = "
                    f"{fmt(SMALL['psi2'])}, η = {fmt(SMALL['eta'])}), the largest eigenvalue of the CK Gram; middle: "
                    f"the large step η = {fmt(LARGE['eta'])}·√N (ψ₁ = {fmt(LARGE['psi1'])}, ψ₂ = {fmt(LARGE['psi2'])}), "
                    "λ₁/N; right: the squared overlap of the top eigenvector (in ℝⁿ) with the centred labels. True "
                    "features σ(X̃W₁) and Gaussian-equivalent features μ₁X̃W₁ + μ₂Z of the same W₁. "
-                   + f"Simulations at d = {', '.join(map(str, ds))}, {p['seeds']} seeds each (d on the horizontal "
-                   "axis; error bars ± 2 s.e.); dash-dot: the weighted fit L + b·d^-ω (ω ∈ {1/2, 1}, Akaike-averaged) "
-                   "whose limit L is compared with the theory (horizontal lines), |L − theory| ≤ 3 s.e.")
+                   + f"Simulations at d = {', '.join(map(str, ds))}, {p['seeds']} seeds each, drawn against 1/√d "
+                   "(error bars ± 2 s.e.); dash-dot: the weighted fit L + b·d^-ω (ω ∈ {1/2, 1}, Akaike-averaged), "
+                   "its limit L drawn at 1/√d = 0 and compared with the theory (horizontal lines): "
+                   "|L − theory| ≤ 3 s.e.(L), nothing added.")
     return fig
 
 
@@ -129,10 +133,10 @@ ITEM = Item(
            "conditional one (large step); the claims are computed verdicts.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("input dimension d", "CK outlier λ₁", xscale="log", legend="lower right", title="η = Θ(1)"),
-                   Panel("input dimension d", "CK outlier λ₁/N", xscale="log", legend="center right",
+    plot=PlotSpec((Panel("{xlabel}", "CK outlier λ₁", legend="best", title="η = Θ(1)"),
+                   Panel("{xlabel}", "CK outlier λ₁/N", legend="best",
                          title="large step η = c√N"),
-                   Panel("input dimension d", "label alignment", xscale="log", legend="lower right",
+                   Panel("{xlabel}", "label alignment", legend="lower right",
                          ylim=(0.3, 0.8), title="top eigenvector vs labels")),
                   title="Gaussian equivalence of the trained conjugate kernel, " + NOISE_TEX + " = {noise}",
                   width=4.4, height=3.8),
