@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Curve, RefLine
+from ..data import Curve, Points, RefLine
 from ..plot import Panel, PlotSpec
 from ..registry import Item, sizes
 from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
+from ._ladder import convergence_label, convergence_x, extrapolated
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, NOISE = 2.0, 1.5, 0.1
@@ -15,14 +16,46 @@ SIZES = sizes(d=(200, 400, 800, 2000), seeds=(3, 3, 3, 10),
               eta=([1.0, 6.0, 10.0],
                    [1.0, 2.0, 4.0, 6.0, 10.0],
                    [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0],
-                   [0.5, 1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.5, 10.0, 12.0]))
+                   [0.5, 1.0, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.5, 10.0, 12.0]),
+              # the judged part: a ladder of d at learning rates far above η_c, ≥ 8 seeds per d
+              ladder=([80, 113, 160], [200, 283, 400], [300, 424, 600, 849, 1200], [500, 707, 1000, 1414, 2000]),
+              ladder_eta=([10.0], [5.0, 10.0], [5.0, 10.0], [5.0, 10.0]), ladder_seeds=(3, 8, 8, 10))
 #: (quantity, label, colour, panel)
 SERIES = (("overlap_beta", "⟨u₁, β*⟩² simulated", 0, 0),
           ("overlap_a", "⟨v₁, a⟩² simulated", 1, 0),
           ("top_sv2", "s₁(W₁)² simulated", 2, 1))
 #: why the rows are not judged here
-REASON = ("the spike theory is d → ∞ only (finite-d bias O(d^{-1/2}), O(d^{-1/3}) near η_c); this setting's d → ∞ "
-          "limit is judged by `validate --finite-size` (one-step-alignment-* variants)")
+REASON = ("the spike theory is d → ∞ only (finite-d bias O(d^{-1/2}), O(d^{-1/3}) near η_c); its d → ∞ limit is judged "
+          "by this item's ladder of d (right panels) and `validate --finite-size` (one-step-alignment-* variants)")
+
+
+def _ladder(ctx, fig, model) -> None:
+    """The judged comparisons: at each ladder η, the d → ∞ extrapolation of the overlaps (panel 2) and of
+    s₁² (panel 3) over the ladder of d, against the spike theory."""
+    from validation.simulator import BaConfig
+
+    from ...theory.one_step import spike
+
+    p = ctx.p
+    dims = [int(d) for d in p["ladder"]]
+    fig.params["xlabel_ladder"] = convergence_label(dims)
+    x = convergence_x(dims)
+    for k, eta in enumerate(p["ladder_eta"]):
+        cfgs = [BaConfig(student=STUDENT, teacher=TEACHER, d=d, psi1=PSI1, psi2=PSI2, eta=eta, noise=NOISE,
+                         measure=("spike",)) for d in dims]
+        sims = ctx.simulate_all(cfgs, p["ladder_seeds"], f"ladder of d, η = {fmt(eta)}")
+        th = spike(model, PSI1, PSI2, eta)
+        for q, label, g, panel in SERIES:
+            per_d = [[r[q] for r in s.per_seed] for s in sims]
+            means = [float(np.mean(v)) for v in per_d]
+            ses = [float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan") for v in per_d]
+            theory = float(np.asarray(getattr(th, q)).ravel()[0])
+            name = f"{label.replace(' simulated', '')}, η = {fmt(eta)}"
+            fig.points.append(Points(f"{name} ({p['ladder_seeds']} seeds per d)", x, means, ses, q, group=g + 3 * k,
+                                     panel=panel + 2))
+            fig.lines.append(RefLine("bound", theory, f"theory {theory:.4g}", group=g + 3 * k, panel=panel + 2))
+            extrapolated(fig, q, {"psi1": PSI1, "psi2": PSI2, "eta": eta}, dims, per_d, theory, panel=panel + 2,
+                         group=g + 3 * k, label=f"{name}: ")
 
 
 def data(ctx):
@@ -58,6 +91,7 @@ def data(ctx):
                       skip=near, group=g, panel=panel)
     fig.caption = (f"σ = σ* = tanh, ψ₁ = {fmt(PSI1)}, ψ₂ = {fmt(PSI2)}, σ_ε = {fmt(NOISE)}; W₁ = W₀ + η√N G₀ "
                    f"with the exact first gradient. " + sim_caption(p["d"], p["seeds"]))
+    _ladder(ctx, fig, model)
     fig.notes.append(f"Points within 35 % of the threshold η_c = {eta_c:.3f} are plotted but not scored: the "
                      "finite-size error of the overlap is largest there (O(d^{-1/3}) near a BBP transition).")
     return fig
@@ -68,13 +102,16 @@ ITEM = Item(
     title="Alignment with the teacher against the learning rate (BBP threshold)",
     paper="Ba et al. (2022), §3 and appendix (alignment vs η); docs/one-step.md §1",
     checks="The top singular vectors of W₁ align with β* and a only above the BBP threshold η_c, beside the "
-           "predicted overlaps and outlier s₁² (a d → ∞ theory at one d: shown, not judged here).",
+           "predicted overlaps and outlier s₁² (a d → ∞ theory at one d: shown, not judged); judged by the d → ∞ "
+           "extrapolation of a ladder of d at learning rates far above η_c (right panels).",
     sizes=SIZES,
     data=data,
     plot=PlotSpec(
         (Panel("learning rate η", "squared overlap", title="alignment of the top singular vectors", ylim=(-0.02, 1.0),
                legend="lower right"),
-         Panel("learning rate η", "top singular value² of W₁", title="outlier s₁(W₁)²", legend="upper left")),
+         Panel("learning rate η", "top singular value² of W₁", title="outlier s₁(W₁)²", legend="upper left"),
+         Panel("{xlabel_ladder}", "squared overlap", title="convergence in d: overlaps", legend="best"),
+         Panel("{xlabel_ladder}", "top singular value² of W₁", title="convergence in d: s₁²", legend="best")),
         title=("Spike of W₁ after one step (BBP transition): σ = σ* = tanh, ψ₁ = {psi1}, ψ₂ = {psi2}, "
                + NOISE_TEX + " = {noise}")),
     order=50,

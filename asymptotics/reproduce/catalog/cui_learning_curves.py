@@ -1,5 +1,9 @@
 """Cui et al. (2024): learning curves of the ridge readout after one large step, against random
-features and the linear (kernel) floor."""
+features and the linear (kernel) floor.
+
+The curves are the paper's sRF theory (the isotropic map); the dashed curves are the network map
+(structured bulk + the step's self term, docs/spiked-rf-finite-width.md), the theory of the simulated
+network, against which the network's points are compared."""
 
 from __future__ import annotations
 
@@ -17,15 +21,18 @@ BETA, LAM = 1.0, 0.01
 STEPS = ((1.0, 0.5), (3.0, 20.0))  # (η̃, α0): the authors' stored run, and a strong step with a large first batch
 SIZES = sizes(d=(150, 250, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
               alpha=([1.0, 3.0], [0.5, 3.0], [0.5, 1.0, 2.0, 3.0], [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]),
-              targets=(["tanh"], list(TARGETS), list(TARGETS), list(TARGETS)))
+              targets=(["tanh"], list(TARGETS), list(TARGETS), list(TARGETS)),
+              network_curve_points=(6, 10, 16, 24))
 
 
 def data(ctx):
     from ...theory.spiked_rf import linear_floor
+    from ...theory.spiked_rf.network_map import network_one_step
 
     p = ctx.p
     fig = ctx.figure("alpha", student=STUDENT, beta=BETA, lam=LAM, steps=[list(s) for s in STEPS])
     grid = np.geomspace(0.1, 5.0, 60)
+    net_grid = np.geomspace(0.1, 5.0, p["network_curve_points"])
     xs = [float(a) for a in p["alpha"]]
     kw = dict(student=STUDENT, beta=BETA, lam=LAM)
     for k, teacher in enumerate(TARGETS):
@@ -33,8 +40,13 @@ def data(ctx):
         fig.curves.append(Curve("random features (no step)", grid, rf, "test_error", {"teacher": teacher}, group=6, panel=k))
         for g, (et, a0) in enumerate(STEPS):
             te, _ = C.curve(grid, teacher=teacher, eta_tilde=et, alpha0=a0, **kw)
-            fig.curves.append(Curve(f"one step η̃ = {fmt(et)}, α₀ = {fmt(a0)}", grid, te, "test_error",
-                                    {"teacher": teacher, "eta_tilde": et, "alpha0": a0}, group=g, panel=k))
+            fig.curves.append(Curve(f"one step η̃ = {fmt(et)}, α₀ = {fmt(a0)} (sRF, isotropic map)", grid, te,
+                                    "test_error", {"teacher": teacher, "eta_tilde": et, "alpha0": a0}, group=g,
+                                    panel=k))
+            nm = [network_one_step(a, a0, BETA, et, LAM, STUDENT, teacher).test_error for a in net_grid]
+            fig.curves.append(Curve(f"η̃ = {fmt(et)}, α₀ = {fmt(a0)}: network map", net_grid, nm, "test_error",
+                                    {"teacher": teacher, "eta_tilde": et, "alpha0": a0, "map": "network"},
+                                    style="--", group=g, panel=k))
         floor = linear_floor(teacher)
         fig.lines.append(RefLine("bound", floor, "linear floor h₂* − h₁*² (no kernel goes below)", panel=k))
         fig.params[f"linear_floor_{teacher}"] = floor
@@ -45,9 +57,11 @@ def data(ctx):
                     for a in xs]
             sims = ctx.simulate_all(cfgs, p["seeds"], f"{teacher}, η̃ = {fmt(et)}, α₀ = {fmt(a0)}")
             fixed = {"teacher": teacher, "eta_tilde": et, "alpha0": a0}
-            th, _ = C.curve(xs, teacher=teacher, eta_tilde=et, alpha0=a0, **kw)
+            th = [network_one_step(a, a0, BETA, et, LAM, STUDENT, teacher).test_error for a in xs]
             add_simulated(ctx, fig, sims, xs, "test_error", f"network, η̃ = {fmt(et)}, α₀ = {fmt(a0)}", th,
-                          fixed=fixed, group=g, panel=k, params=fixed)
+                          fixed={**fixed, "theory": "network map"}, group=g, panel=k, params=fixed,
+                          reason=f"the d → ∞ network map at a single d = {p['d']}; the network map is judged by "
+                                 "extrapolation in srf_map_validity and tab_srf_network")
             if g == 0:  # the same seeds' readout on W⁰: random features
                 add_simulated(ctx, fig, sims, xs, "test_error0", "random features simulated",
                               C.curve(xs, teacher=teacher, **kw)[0], fixed={"teacher": teacher, "eta_tilde": 0.0},
@@ -64,8 +78,9 @@ ITEM = Item(
     name="cui_learning_curves",
     title="Learning curves: random features vs one large step vs the linear floor",
     paper="Cui et al. (2024), learning curves (docs/spiked-rf.md)",
-    checks="The sRF fixed point predicts the test error of the trained network along α, random features stay "
-           "above the linear floor h2* − h1*², and one large step with α0 = 20 goes below it.",
+    checks="The paper's learning curves (sRF theory) beside the network map, the theory of the simulated network, "
+           "along α; random features stay above the linear floor h2* − h1*², and one large step with α0 = 20 goes "
+           "below it.",
     sizes=SIZES,
     data=data,
     plot=PlotSpec(
