@@ -6,11 +6,11 @@ itself (:class:`SRFConfig`) and compares with :mod:`asymptotics.theory.spiked_rf
 
 * sRF model: 2 % of the theory value at d ≥ 1500 (the cGET is exact as d → ∞; corrections are
   O(1/√d)); 6 % at the quick sizes (d ≈ 400).
-* network, uniform readout: judged against the **structured-bulk map**
-  (:func:`~asymptotics.theory.spiked_rf.structured_map.structured_one_step`) with the sRF model's
+* network, uniform readout: judged against the **network map** (the structured bulk and the step's
+  self term, :func:`~asymptotics.theory.spiked_rf.network_map.network_one_step`) with the sRF model's
   finite-size allowance; the isotropic map of Cui et al. is stated in the note. The isotropic map's
   error is a modelling error, not a finite-size effect (tanh/tanh, η̃ = 5, α0 = 1, α = 3: network
-  0.2074 ± 0.0012 extrapolated to d = ∞, structured 0.2092, isotropic 0.1911;
+  0.2074 ± 0.0012 extrapolated to d = ∞, network map 0.2080, isotropic 0.1911;
   docs/spiked-rf-finite-width.md), so it gets no allowance.
 * network with readout types (the structured map does not cover them): the isotropic map with 6 %
   at d ≥ 1500 (10 % at quick sizes) for that modelling error.
@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from asymptotics.theory.spiked_rf import channel_model, cui_to_srf, solve_spiked_rf, srf_parameters
-from asymptotics.theory.spiked_rf.structured_map import structured_one_step
+from asymptotics.theory.spiked_rf.network_map import network_one_step
 from validation.registry import CaseConfig, Check, case
 from validation.simulator import CuiConfig, SRFConfig, simulate
 
@@ -48,10 +48,10 @@ def _theory(student, teacher, alpha, beta, lam, *, eta_tilde=None, alpha0=None, 
     return solve_spiked_rf(_THEORY_CACHE[key], alpha, beta, lam)
 
 
-def _structured(student, teacher, alpha, beta, lam, eta_tilde, alpha0):
-    key = ("structured", student, teacher, alpha, beta, lam, eta_tilde, alpha0)
+def _network_map(student, teacher, alpha, beta, lam, eta_tilde, alpha0):
+    key = ("network", student, teacher, alpha, beta, lam, eta_tilde, alpha0)
     if key not in _THEORY_CACHE:
-        _THEORY_CACHE[key] = structured_one_step(alpha, alpha0, beta, eta_tilde, lam, student, teacher)
+        _THEORY_CACHE[key] = network_one_step(alpha, alpha0, beta, eta_tilde, lam, student, teacher)
     return _THEORY_CACHE[key]
 
 
@@ -79,11 +79,11 @@ def _network_and_srf(name, run, *, student, teacher, eta_tilde, alpha0, lam, alp
         net = _sim(CuiConfig(student=student, teacher=teacher, d=d, alpha=a, alpha0=alpha0, beta=beta,
                              eta_tilde=eta_tilde, lam=lam, n_test=n_test, measure=("risk", "spike"), **rt_kw),
                    run, seeds, offset + 10 * i)
-        if readout is None:  # the structured-bulk map, with the finite-size allowance only
-            st = _structured(student, teacher, a, beta, lam, eta_tilde, alpha0)
+        if readout is None:  # the network map, with the finite-size allowance only
+            st = _network_map(student, teacher, a, beta, lam, eta_tilde, alpha0)
             for q in ("test_error", "train_error"):
                 checks.append(_check(name, f"{q} (network)", pars, getattr(st, q), net, q, allow_srf, d,
-                                     f"one-step network, Cui protocol, vs the structured-bulk map (isotropic map "
+                                     f"one-step network, Cui protocol, vs the network map (isotropic map "
                                      f"{getattr(th, q):.4g})"))
         else:
             for q in ("test_error", "train_error"):
@@ -162,7 +162,7 @@ def _gap_checks(name, run, d, seeds, alphas, allow, n_test, offset):
     """Network minus random features on the same data (common random numbers): too large a step hurts."""
     checks = []
     for i, a in enumerate(alphas):
-        th = _structured("tanh", "tanh", a, 1.0, 0.01, 5.0, 1.0)
+        th = _network_map("tanh", "tanh", a, 1.0, 0.01, 5.0, 1.0)
         iso = _theory("tanh", "tanh", a, 1.0, 0.01, eta_tilde=5.0, alpha0=1.0)
         rf = _theory("tanh", "tanh", a, 1.0, 0.01, c=1.0, r=0.0, gamma=0.0)
         res = _sim(CuiConfig(student="tanh", teacher="tanh", d=d, alpha=a, alpha0=1.0, beta=1.0, eta_tilde=5.0,
@@ -173,7 +173,7 @@ def _gap_checks(name, run, d, seeds, alphas, allow, n_test, offset):
         pars = dict(alpha=a, eta_tilde=5.0, alpha0=1.0, lam=0.01)
         checks.append(Check(name, "network − RF (common data)", pars, gap, float(diffs.mean()), se,
                             allowance=allow * th.test_error, d=d,
-                            note="sign change: the step helps for α < 1 and hurts above (§6); structured-bulk "
+                            note="sign change: the step helps for α < 1 and hurts above (§6); network "
                                  f"map (isotropic map {iso.test_error - rf.test_error:+.4g})"))
         checks.append(Check(name, "test_error0 (RF, W0)", pars, rf.test_error, res.mean["test_error0"],
                             res.se["test_error0"], allowance=0.02 * rf.test_error, d=d, note="r = 0 theory"))

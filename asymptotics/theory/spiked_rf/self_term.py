@@ -15,11 +15,13 @@ given the spike coordinate κ gains k uⱼ ⟨wⱼ, v⟩ c E σ''(rκ + √c z),
 readout's spike overlap t adds those up. For the **sRF model with a self term**,
 F = √c W diag(1 + k Wᵀv) + r v 1ᵀ (unit columns of W, uniform readout), the predictor along the spike is
 
-    ω̄(κ) = m μ0(κ) + t (κ μ1(κ) + e(κ)),   e(κ) = k c E σ''(rκ + √c z) = k √c E[z σ'(rκ + √c z)],
+    ω̄(κ) = m μ0(κ) + t (κ μ1(κ) + e(κ)/√c),   e(κ) = k c E σ''(rκ + √c z) = k √c E[z σ'(rκ + √c z)],
+
+(e(κ) per unit ⟨wⱼ, v⟩; the readout sums Σ aⱼ⟨wⱼ, v⟩/√p = t/√c since t = aᵀW̃v/√p with W̃ = √c W)
 
 and the mean overlaps minimise ½(α/β) E[w (h − ω̄)²] + t²/(2T) (w = 1/(1 + V), t = T t̂):
 
-    (G + diag(0, 1/((α/β)T))) (m, t) = b,   G = E[w f fᵀ],  b = E[w f h],  f = (μ0, κμ1 + e).
+    (G + diag(0, 1/((α/β)T))) (m, t) = b,   G = E[w f fᵀ],  b = E[w f h],  f = (μ0, κμ1 + e/√c).
 
 ψ = T_H ψ̂ is unchanged, and so are the responses (V1, V2), the prior and the variance map: at leading
 order the self term moves the feature's mean, not its covariance. The variances use the new
@@ -169,6 +171,9 @@ def solve_self_term_srf(model: channel.ChannelModel, alpha: float, beta: float, 
     psih = float(channel.orthogonal_conjugate(rule, model.mu1, what, model.h1t)[0])
     psi = float(pt.orthogonal_overlap(np.array([psih]))[0])
     e, e_err = self_term_mean_function(model, k, student)
+    # per neuron the mean moves by ⟨wⱼ, v⟩·e(κ); the readout sums Σ aⱼ⟨wⱼ, v⟩/√p = t/√c (t = aᵀW̃v/√p, W̃ = √c W)
+    sc = math.sqrt(float(model.params.bulk[0]))
+    e, e_err = e / sc, e_err / sc
     w = rule.weights / (1.0 + V)
     F = np.vstack([mu0, rule.nodes * mu1 + e])
     G = (F * w) @ F.T
