@@ -13,6 +13,7 @@ import typer
 
 
 def derive_command(
+    ctx: typer.Context,
     system: Annotated[
         str | None, typer.Argument(help="A registered system (see --list), e.g. rf_ridge_traces.")
     ] = None,
@@ -63,6 +64,7 @@ def derive_command(
 ) -> None:
     """Print the equations of a system derived by the matrix Dyson rule (docs/engine.md), or of a
     matrix expression through its automatic linear pencil (--expr, docs/expressions.md)."""
+    _refuse_unused_options(ctx, list_, expr, at, student)
     if expr is not None:
         from ...errors import ParameterError
         from .derive_expression import run_derive_expression
@@ -126,6 +128,26 @@ def derive_command(
         from ...codegen import lower
 
         typer.echo(f"\ngenerated module: {lower(system).path}", err=False)
+
+
+_EXPR_ONLY = ("dims", "ratios", "at", "fmt", "out", "student", "center", "entries", "branch")
+
+
+def _refuse_unused_options(ctx, list_: bool, expr, at, student) -> None:
+    """The options of one mode (--list, SYSTEM, --expr) given in another are refused, never ignored."""
+    from ..common import refuse_given
+
+    if list_:
+        refuse_given(ctx, ("system", "latex", "pencil", "full", "code", "expr", *_EXPR_ONLY), "--list",
+                     "it lists the registered systems")
+    elif expr is None:
+        refuse_given(ctx, _EXPR_ONLY, "SYSTEM", "it is an option of --expr")
+    else:
+        refuse_given(ctx, ("pencil", "full", "code"), "--expr", "it is an option of a registered SYSTEM")
+        if at is None:
+            refuse_given(ctx, ("branch",), "no --at", "it steers the evaluation at the --at points")
+        if student is None:
+            refuse_given(ctx, ("center",), "no --student", "it centres the --student activation")
 
 
 def register(app: typer.Typer) -> None:

@@ -80,6 +80,34 @@ def parse_at(at) -> dict:
     return out
 
 
+def _derive_naming_options(derive, expr: str, *, dims, ratios, entries, **kwargs):
+    """``derive(expr, …)`` with each error naming the option at fault: the expression's text is
+    checked first (a hostile or malformed ``--expr`` is refused before its dimensions are looked
+    at), then the declarations (``--dims``, ``--ratios``, ``--entries``), then the expression
+    against them (``--expr``). The error stays an :class:`~asymptotics.errors.ExpressionError`,
+    worded as a ParameterError (``invalid --expr='…': …``)."""
+    from ...errors import ExpressionError, ParameterError
+    from ...symbolic.expressions.declarations import declare
+    from ...symbolic.expressions.parser import check_text
+
+    what = "a normalised-trace expression in the declared matrices (docs/expressions.md)"
+    try:
+        check_text(expr)
+    except ExpressionError as exc:
+        raise ExpressionError(str(ParameterError("--expr", expr, what, str(exc)))) from None
+    try:
+        declare(dims, ratios, entries)
+    except ExpressionError as exc:
+        msg = str(exc)
+        name = "--ratios" if "ratio" in msg else "--entries" if "entries" in msg else "--dims"
+        value = {"--ratios": ratios, "--entries": entries}.get(name, dims)
+        raise ExpressionError(str(ParameterError(name, value, "valid declarations (docs/expressions.md)", msg))) from None
+    try:
+        return derive(expr, dims=dims, ratios=ratios, entries=entries, **kwargs)
+    except ExpressionError as exc:
+        raise ExpressionError(str(ParameterError("--expr", expr, what, str(exc)))) from None
+
+
 def run_derive_expression(
     expr: str,
     dims: str,
@@ -116,7 +144,8 @@ def run_derive_expression(
         constants = activation_constants(student, center=center, name="--student")
         act_meta = act.as_dict()
     t0 = time.perf_counter()
-    D = derive(
+    D = _derive_naming_options(
+        derive,
         expr,
         dims=dims,
         ratios=ratios,

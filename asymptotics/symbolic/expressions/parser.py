@@ -392,13 +392,10 @@ class _Walker:
         )
 
 
-def parse(text: str, decl: Declarations, *, params=None, constants=()) -> Parsed:
-    """Parse ``text`` (see the module docstring) against the declarations ``decl``.
-
-    ``params``: the allowed parameter names (``None``: any name that is not a matrix, a dimension
-    or reserved is a parameter); ``constants``: names with values supplied elsewhere (activation
-    constants ``mu1``, ``mu2``, …), always allowed.
-    """
+def check_text(text: str) -> ast.Module:
+    """The checks of an expression's text that need no declarations (a string, not empty, not too
+    long, no ``__`` names, valid syntax, not too large or deep), so that a hostile or malformed
+    expression is refused before its dimensions are looked at; returns its syntax tree."""
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be a string, got {type(text).__name__}")
     text = text.strip()
@@ -418,6 +415,18 @@ def parse(text: str, decl: Declarations, *, params=None, constants=()) -> Parsed
     if count > MAX_NODES:
         raise ExpressionError(f"expression too large: {count} syntax nodes (at most {MAX_NODES})")
     _depth(tree, MAX_DEPTH)
+    return tree
+
+
+def parse(text: str, decl: Declarations, *, params=None, constants=()) -> Parsed:
+    """Parse ``text`` (see the module docstring) against the declarations ``decl``.
+
+    ``params``: the allowed parameter names (``None``: any name that is not a matrix, a dimension
+    or reserved is a parameter); ``constants``: names with values supplied elsewhere (activation
+    constants ``mu1``, ``mu2``, …), always allowed.
+    """
+    tree = check_text(text)
+    text = text.strip()
     w = _Walker(decl, params, constants)
     for st in tree.body:
         if not isinstance(st, (ast.Assign, ast.Expr)):
