@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import EXTRAPOLATION, Curve, Points, compare
+from ..data import EXTRAPOLATION, Curve, Points, RefLine, compare
 
-__all__ = ["Ladder", "extrapolated", "convergence_x", "convergence_label"]
+__all__ = ["Ladder", "extrapolated", "ladder_series", "convergence_x", "convergence_label"]
 
 
 def convergence_x(dims) -> list[float]:
@@ -107,3 +107,15 @@ def _fitted(ex, grid) -> np.ndarray:
         y += w * (f.model.design(grid) @ np.asarray(f.coef, float))
     return y
 
+
+
+def ladder_series(fig, quantity: str, name: str, where: dict, dims, per_d, theory: float, *, panel: int, group: int,
+                  seeds: int, omegas=(0.5, 1.0), fit_curve: bool = True) -> Ladder | None:
+    """One quantity on a convergence panel: its mean ± s.e. at each d against d^{-1/2}, the d → ∞ theory
+    (dashed), the fit and its limit at 0, and the judged comparison (:func:`extrapolated`)."""
+    stats = [_stats(v) for v in per_d]
+    fig.points.append(Points(f"{name} ({seeds} seeds per d)", convergence_x(dims), [s[0] for s in stats],
+                             [s[1] for s in stats], quantity, group=group, panel=panel))
+    fig.lines.append(RefLine("bound", theory, f"theory {theory:.4g}", group=group, panel=panel))
+    return extrapolated(fig, quantity, where, dims, per_d, theory, omegas=omegas, panel=panel, group=group,
+                        label=f"{name}: ", fit_curve=fit_curve)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Curve, Points, RefLine
+from ..data import Curve, RefLine
 from ..plot import Panel, PlotSpec
 from ..registry import Item, sizes
 from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
-from ._ladder import convergence_label, convergence_x, extrapolated
+from ._ladder import convergence_label, ladder_series
 
 STUDENT = TEACHER = "tanh"
 PSI1, PSI2, NOISE = 2.0, 1.5, 0.1
@@ -39,23 +39,16 @@ def _ladder(ctx, fig, model) -> None:
     p = ctx.p
     dims = [int(d) for d in p["ladder"]]
     fig.params["xlabel_ladder"] = convergence_label(dims)
-    x = convergence_x(dims)
     for k, eta in enumerate(p["ladder_eta"]):
         cfgs = [BaConfig(student=STUDENT, teacher=TEACHER, d=d, psi1=PSI1, psi2=PSI2, eta=eta, noise=NOISE,
                          measure=("spike",)) for d in dims]
         sims = ctx.simulate_all(cfgs, p["ladder_seeds"], f"ladder of d, η = {fmt(eta)}")
         th = spike(model, PSI1, PSI2, eta)
         for q, label, g, panel in SERIES:
-            per_d = [[r[q] for r in s.per_seed] for s in sims]
-            means = [float(np.mean(v)) for v in per_d]
-            ses = [float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan") for v in per_d]
             theory = float(np.asarray(getattr(th, q)).ravel()[0])
-            name = f"{label.replace(' simulated', '')}, η = {fmt(eta)}"
-            fig.points.append(Points(f"{name} ({p['ladder_seeds']} seeds per d)", x, means, ses, q, group=g + 3 * k,
-                                     panel=panel + 2))
-            fig.lines.append(RefLine("bound", theory, f"theory {theory:.4g}", group=g + 3 * k, panel=panel + 2))
-            extrapolated(fig, q, {"psi1": PSI1, "psi2": PSI2, "eta": eta}, dims, per_d, theory, panel=panel + 2,
-                         group=g + 3 * k, label=f"{name}: ")
+            ladder_series(fig, q, f"{label.replace(' simulated', '')}, η = {fmt(eta)}",
+                          {"psi1": PSI1, "psi2": PSI2, "eta": eta}, dims, [[r[q] for r in s.per_seed] for s in sims],
+                          theory, panel=panel + 2, group=g + 3 * k, seeds=p["ladder_seeds"])
 
 
 def data(ctx):
