@@ -54,8 +54,9 @@ def data(ctx):
         x_c = thresholds.get(eta)
         add_simulated(ctx, fig, sims, xs, "overlap_beta", f"simulated, η = {fmt(eta)}",
                       spike(model, np.array(xs), PSI2, eta).overlap_beta, fixed={"eta": eta, "psi2": PSI2},
-                      reason="the spike theory is d → ∞ only; its limit is judged by `validate --finite-size` "
-                             "(one-step-alignment-* variants, ψ2 = 1.5)", group=g, params={"eta": eta},
+                      reason="the spike theory is d → ∞ only; its limit at ψ1 = 2, η = 5 and 10 is judged by the "
+                             "ladder of d of alignment_eta and `validate --finite-size` (one-step-alignment-*)",
+                      group=g, params={"eta": eta},
                       skip=None if x_c is None else (lambda x, x_c=x_c: abs(np.log(x / x_c)) < 0.5))
     fig.caption = (f"σ = σ* = tanh, ψ₂ = {fmt(PSI2)}, σ_ε = {fmt(NOISE)}; ⟨u₁, β*⟩² of the top left singular vector "
                    f"of W₁. " + sim_caption(p["d"], p["seeds"]))

@@ -15,8 +15,9 @@ PSI1, PSI2, ETA, NOISE = 3.0, 1.0, 6.0, 0.1
 SIZES = sizes(d=(200, 500, 1000, 2000), seeds=(2, 2, 3, 4), bins=(30, 50, 60, 80))
 #: why the rows are not judged here: the outliers sit 1–5 % below their limits at d = 500–2000
 #: (docs/spectra.md §5), a bias no single d can separate from a disagreement
-REASON = ("the spectral theory is d → ∞ only (outliers biased O(d^{-1/2}) at finite d); the CK outlier and label "
-          "alignment of this setting are extrapolated to d → ∞ and judged in ge_check (η = Θ(1))")
+REASON = ("the spectral theory is d → ∞ only (outliers biased O(d^{-1/2}) at finite d); in this setting the W₁ "
+          "outlier and its overlaps are extrapolated to d → ∞ in spectrum_outlier_eta (η = 6), the CK outlier and "
+          "its label alignment in ge_check (η = Θ(1))")
 
 
 def data(ctx):
