@@ -75,3 +75,25 @@ def test_api_and_refusals():
         spiked_rf(alpha=3, alpha0=1, eta_tilde=5, bulk="network", readout="0.5,1.5", progress=False)
     with pytest.raises(ParameterError, match="student"):
         network_one_step(3.0, 1.0, 1.0, 5.0, 0.01, "relu", "tanh")
+
+
+# The sRF model with a self term, F = √c W diag(1 + k Wᵀv) + r v1ᵀ (SRFConfig(self_term=k)), tanh/tanh,
+# r = 1, γ = 1, k = −2, α = 3, λ = 0.1, β = 1: paired differences (with − without the term, common seeds)
+# at d = 600 (8 seeds, root seed 7) and d = 1500 (6 seeds, root seed 11), extrapolated linearly in 1/d
+# (limit ± its s.e. from the two rungs' s.e.). At c = 3 this separates e(κ)/√c (the readout sums
+# Σ aⱼ⟨wⱼ, v⟩/√p = t/√c) from e(κ) (twice the effect).
+SELF_TERM_LIMITS = {1.0: (-0.0013375, 0.0000490), 3.0: (-0.0011050, 0.0000889)}
+
+
+@pytest.mark.parametrize("c", [1.0, 3.0])
+def test_self_term_srf_against_extrapolated_simulation(c):
+    from asymptotics.theory.spiked_rf import channel_model, srf_parameters
+    from asymptotics.theory.spiked_rf.self_term import solve_self_term_srf
+
+    model = channel_model(srf_parameters(c, 1.0, 1.0), "tanh", "tanh")
+    s = solve_self_term_srf(model, 3.0, 1.0, 0.1, -2.0, "tanh")
+    lim, se = SELF_TERM_LIMITS[c]
+    assert abs(s.test_error - s.test_error_without - lim) <= 3 * se
+    if c > 1:     # the term without the 1/√c: −0.00216, 12 s.e. away
+        e = solve_self_term_srf(model, 3.0, 1.0, 0.1, -2.0 * math.sqrt(c), "tanh")
+        assert abs(e.test_error - e.test_error_without - lim) > 8 * se
