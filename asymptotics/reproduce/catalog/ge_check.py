@@ -21,7 +21,7 @@ NOISE = 0.1
 SMALL = {"psi1": 3.0, "psi2": 1.0, "eta": 6.0}  # η = Θ(1)
 LARGE = {"psi1": 2.0, "psi2": 1.0, "eta": 1.0}  # η = c√N with c = 1
 #: a ladder of d (ratio √2) per preset, ≥ 8 seeds at every rung where it is judged
-SIZES = sizes(d=([80, 113, 160], [200, 283, 400], [250, 354, 500, 707, 1000],
+SIZES = sizes(d=([80, 113, 160], [200, 283, 400], [250, 354, 500, 707],
                  [500, 707, 1000, 1414, 2000, 2828, 4000]),
               seeds=(3, 8, 8, 8))
 #: finite-size exponents of the extrapolation: an outlier and its overlaps converge like d^{-1/2} or d^{-1}
