@@ -9,8 +9,13 @@ The comparison API (no allowance anywhere; :mod:`asymptotics.reproduce.data`):
   one d: reported as *not judged*, ``reason`` saying why or where it is judged instead — e.g. the
   finite-size variant of ``validate --finite-size``). The default is ``INFINITE``.
 * A comparison is judged only with ≥ ``MIN_SEEDS`` seeds (8); fewer makes it *not judged*.
-* ``extrapolated(ctx, data, quantity, where, dims, per_d_values, theory, ...)`` (in
-  :mod:`._ladder`) judges the d → ∞ limit of a ladder of d against the d → ∞ theory.
+* ``extrapolated(fig, quantity, where, dims, per_d, theory)`` and ``ladder_series(fig, quantity, name,
+  where, dims, per_d, theory, panel=, group=, seeds=)`` (in :mod:`._ladder`; ``per_d``: one list of
+  per-seed values per d) judge the d → ∞ limit of a ladder of d against the d → ∞ theory (method
+  ``EXTRAPOLATION``), the latter also drawing a convergence panel (x = d^{-1/2}, the limit at 0).
+* The finite-width theories: ``_large_step.large_step_risk1(..., width=N)`` (the exact large-step risk
+  of the simulated Ba network) and ``validation.finite_size.spiked_rf.finite_width_theory(...)(d)``
+  (the finite-p sRF theory, K readout types).
 * Claims are :class:`~asymptotics.reproduce.verdicts.Verdict` objects appended to ``data.verdicts``
   (``below``, ``above``, ``agrees``, ``monotone``, ``signs``), never literal prose.
 """
