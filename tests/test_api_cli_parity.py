@@ -94,11 +94,11 @@ def test_api_rows_are_the_cli_rows(args, api, tmp_path):
 def test_simulate_is_the_cli_bit_for_bit(tmp_path):
     args = ["simulate", "--protocol", "srf", "--student", "tanh", "--teacher", "sin", "--d", "60", "--alpha", "2",
             "--beta", "1", "--c", "1.5", "--r", "1", "--gamma", "0.7,0.9", "--lam", "0.01", "--seeds", "2",
-            "--seed", "7", "--n-test", "500", "--blas-threads", "1"]
+            "--seed", "7", "--blas-threads", "1"]
     res = asy.simulate(protocol="srf", student="tanh", teacher="sin", d=60, alpha=2, beta=1, c=1.5, r=1,
-                       gamma=[0.7, 0.9], lam=0.01, seeds=2, seed=7, n_test=500, blas_threads=1)
+                       gamma=[0.7, 0.9], lam=0.01, seeds=2, seed=7, blas_threads=1)
     same(res, cli(args, tmp_path), exact=True)
-    per_seed = asy.simulate(protocol="srf", d=60, alpha=2, seeds=2, n_test=500, per_seed=True, blas_threads=1)
+    per_seed = asy.simulate(protocol="srf", d=60, alpha=2, seeds=2, per_seed=True, blas_threads=1)
     assert [r["seed"] for r in per_seed.rows] == [0, 1]
 
 

@@ -401,7 +401,7 @@ def test_cli_simulate_grid_json_and_parquet(tmp_path, capsys):
     from asymptotics.cli.app import main
     from asymptotics.results import Result
 
-    code = main(["simulate", "--d", "60", "--psi1", "2", "--eta", "0,4", "--seeds", "2", "--n-test", "500",
+    code = main(["simulate", "--d", "60", "--psi1", "2", "--eta", "0,4", "--seeds", "2",
                  "--measure", "risk,spike", "--format", "json"])  # fmt: skip
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -413,7 +413,7 @@ def test_cli_simulate_grid_json_and_parquet(tmp_path, capsys):
     assert obj["meta"]["command"] == "simulate" and obj["meta"]["seeds"] == 2
     path = tmp_path / "sim.parquet"
     code = main(["simulate", "--protocol", "srf", "--d", "50", "--alpha", "2", "--r", "1", "--gamma", "0.5",
-                 "--seeds", "2", "--n-test", "300", "--per-seed", "--format", "parquet", "--out", str(path)])  # fmt: skip
+                 "--seeds", "2", "--per-seed", "--format", "parquet", "--out", str(path)])  # fmt: skip
     assert code == 0
     back = Result.read(path)
     assert len(back.rows) == 2 and back.meta["protocol"] == "srf"

@@ -24,9 +24,10 @@ import numpy as np
 from ..errors import ConvergenceError, DegenerateWarning, ParameterError
 from ..params import check_in_range, check_int, check_positive
 from ..results import Columns, Result, base_meta, record
-from .checks import checked
+from .checks import checked, refuse_unused
 from .errors import DegenerateNotes, check_on_failure, option, point_error, status_code
 from .grid import product, values
+from .progress import Progress
 
 __all__ = ["tau_star", "bounds", "SCALE_RANGE", "MAX_POINTS", "TAU_TABLE", "BOUNDS_TABLE", "METHODS"]
 
@@ -51,7 +52,7 @@ def _no_closed_form(s, t) -> bool:
     return not ((s.builtin == "erf" and t.builtin == "erf") or s.builtin == "linear")
 
 
-def _solve(s, t, a, b, center, fit_constant, method, dps) -> list:
+def _solve(s, t, a, b, center, fit_constant, method, dps, progress=None) -> list:
     """τ* at every (a, b) (a slowest): a :class:`TauStarResult`, or the ConvergenceError of a pair
     without an answer."""
     from ..theory.large_step import tau_star as tau_pair
@@ -70,23 +71,28 @@ def _solve(s, t, a, b, center, fit_constant, method, dps) -> list:
                 out.append(r)
         return out
     out = []
-    for ai in a:
-        for bi in b:
-            try:
-                out.append(tau_pair(s, t, student_scale=ai, teacher_scale=bi, center=center,
-                                    fit_constant=fit_constant, method=method, dps=dps))
-            except ConvergenceError as exc:
-                out.append(exc)
+    with Progress(len(a) * len(b), "theory tau-star", progress) as bar:
+        for ai in a:
+            for bi in b:
+                try:
+                    out.append(tau_pair(s, t, student_scale=ai, teacher_scale=bi, center=center,
+                                        fit_constant=fit_constant, method=method, dps=dps))
+                except ConvergenceError as exc:
+                    out.append(exc)
+                bar.advance()
     return out
 
 
-def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps, on_failure):
+def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps, on_failure,
+              progress=None):
     a = values("student_scale", student_scale, _scale)
     b = values("teacher_scale", teacher_scale, _scale)
     product(MAX_POINTS, student_scale=a, teacher_scale=b)  # size check only
     if method not in METHODS:
         raise ParameterError(option("method"), method, "one of auto, closed, compiled, mpmath")
-    dps = check_int(option("dps"), dps, 10, 200)
+    if method != "mpmath":
+        refuse_unused({"dps": dps}, (), f"{option('method')} {method}", "only the mpmath path has a precision")
+    dps = check_int(option("dps"), 30 if dps is None else dps, 10, 200)
     on_failure = check_on_failure(on_failure)
     from ..activations import resolve_activation
     from ..solvers import Status
@@ -95,7 +101,7 @@ def _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_sca
     s = resolve_activation(student, center=False, name=option("student"))
     t = resolve_activation(teacher, center=False, name=option("teacher"))
     with DegenerateNotes() as caught:
-        results = _solve(s, t, a, b, center, fit_constant, method, dps)
+        results = _solve(s, t, a, b, center, fit_constant, method, dps, progress)
     kb = {bi: kernel_lower_bound(t, teacher_scale=bi) for bi in b}
     rows = []
     for k, r in enumerate(results):
@@ -140,7 +146,8 @@ def _warn(notes) -> None:
 
 @checked
 def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constant: bool = False, student_scale=1.0,
-             teacher_scale=1.0, method: str = "auto", dps: int = 30, on_failure: str = "raise") -> Result:
+             teacher_scale=1.0, method: str = "auto", dps: int | None = None, on_failure: str = "raise",
+             progress: bool | None = None) -> Result:
     """τ* and κ* (Ba et al. eq. 5.1), the kernel bound μ2*² and the verdict 10τ* < μ2*²
     (``asymptotics theory tau-star``).
 
@@ -153,8 +160,10 @@ def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constan
         teacher_scale: input scale b of σ*(b x) (grid).
         method: ``"auto"`` (closed form if any, else compiled), ``"closed"``, ``"compiled"`` or
             ``"mpmath"`` (one point at a time, ``dps`` digits).
-        dps: decimal digits of the mpmath path, in [10, 200].
+        dps: decimal digits of the mpmath path, in [10, 200] (default 30; with ``method="mpmath"`` only).
         on_failure: ``"raise"`` or ``"mark"`` (a point without an answer as a row with its status).
+        progress: ``None`` (automatic), ``True`` or ``False``: one step per (student scale,
+            teacher scale) point of the mpmath path (the other paths solve the grid at once).
 
     Returns:
         a :class:`~asymptotics.results.Result` with the columns of
@@ -162,7 +171,7 @@ def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constan
         kappa_limit, status, infimum_at, error, …``), ``kernel_bound`` and ``beats_every_kernel``.
     """
     _, _, _, rows, notes = _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_scale, method,
-                                     dps, on_failure)
+                                     dps, on_failure, progress)
     _warn(notes)
     meta = _meta("theory tau-star", student, teacher, center, notes,
                  definition="tau* = inf_kappa E[(sigma*(xi1) - E_xi2 sigma(kappa xi1 + xi2))^2], Ba et al. (2022) eq. 5.1",
@@ -175,15 +184,16 @@ def tau_star(*, student="tanh", teacher="tanh", center: bool = True, fit_constan
 @checked
 def bounds(*, student="tanh", teacher="tanh", center: bool = True, fit_constant: bool = False,
            psi1=(10.0, 100.0, 1000.0), constant: float = 1.0, student_scale=1.0, teacher_scale=1.0,
-           method: str = "auto", dps: int = 30, on_failure: str = "raise") -> Result:
+           method: str = "auto", dps: int | None = None, on_failure: str = "raise",
+           progress: bool | None = None) -> Result:
     """The kernel lower bound μ2*², the upper bound 10τ* + C(√τ*√(d/n) + d/n) on a ψ1 grid, and
     the verdict (``asymptotics theory bounds``).
 
     Args:
         psi1: ψ1 = n/d for the upper bound (grid).
         constant: the constant C ≥ 0 of the upper bound (not given by the paper; 1 is arbitrary).
-        student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps, on_failure:
-            as in :func:`tau_star`.
+        student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps, on_failure,
+        progress: as in :func:`tau_star`.
 
     Returns:
         a :class:`~asymptotics.results.Result`, one row per (student scale, teacher scale, ψ1):
@@ -197,7 +207,7 @@ def bounds(*, student="tanh", teacher="tanh", center: bool = True, fit_constant:
     product(MAX_POINTS, scales=values("student_scale", student_scale), teacher_scale=values("teacher_scale", teacher_scale),
             psi1=psi1_vals)  # size check only
     s, t, results, tau_rows, notes = _tau_rows(student, teacher, center, fit_constant, student_scale, teacher_scale,
-                                               method, dps, on_failure)
+                                               method, dps, on_failure, progress)
     from ..theory.large_step import large_step_bounds
 
     rows: list[dict] = []

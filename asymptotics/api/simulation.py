@@ -17,7 +17,7 @@ Options of the simulator's configurations that only some versions have (``test_r
 passed through when given (:func:`config_options`, the one place that knows them).
 
 >>> import asymptotics as asy
->>> sim = asy.simulate(d=60, psi1=2, psi2=1.5, eta=[1, 5], measure="risk", seeds=2, n_test=500)
+>>> sim = asy.simulate(d=60, psi1=2, psi2=1.5, eta=[1, 5], measure="risk", seeds=2)
 >>> len(sim.rows), sim.rows[0]["risk1_mean"] > 0
 (2, True)
 """
@@ -97,12 +97,24 @@ def config_options(cls, **options) -> dict:
     return out
 
 
+def _refuse_unused_risk_options(test_risk, n_test, risk_rtol) -> None:
+    """``n_test`` is the Monte-Carlo test set's size, ``risk_rtol`` the exact risk's tolerance: each
+    is refused with the other way of computing the risk."""
+    mc = isinstance(test_risk, str) and test_risk.strip().lower().replace("_", "-") == "monte-carlo"
+    if mc:
+        refuse_unused({"risk_rtol": risk_rtol}, (), f"{option('test_risk')} monte-carlo",
+                      "it is the tolerance of the exact risk")
+    else:
+        refuse_unused({"n_test": n_test}, (), f"{option('test_risk')} exact",
+                      f"the exact risk needs no test set; {option('test_risk')} monte-carlo uses one")
+
+
 @checked
 def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bool = True, d=1000, psi1=None,
              psi2=None, eta=None, eta_exponent=None, alpha=None, alpha0=None, beta=None, eta_tilde=None, c=None,
              r=None, gamma=None, self_term=None, lam=None, noise=None, steps=None, readout=None, features: str = "true",
              gradient: str = "exact", batches: str = "same", initial_columns: str | None = None, measure=None,
-             n_test: int | None = 10_000,
+             n_test: int | None = None,
              test_risk=None, risk_rtol=None, seeds: int = 4, seed: int = 0, workers: int = 1, blas_threads: int | None = None,
              per_seed: bool = False, max_memory=None, progress: bool | None = None, matrix: str = "weights,ck",
              ck_features: str = "true,ge", before: bool = False, top: int = 3, bins=None,
@@ -137,12 +149,13 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         measure: measurement groups, ``"risk,spike"`` or a list (risk, spike, ck; cui also baseline),
             or ``"spectrum"``: the empirical spectra of W₁ᵀW₁ and the CK Gram with the top
             eigenvectors' overlaps (:mod:`asymptotics.api.simulation_spectrum`; ba and cui).
-        n_test: with ``test_risk="monte-carlo"``, test points per seed (``None``: the simulator's default).
+        n_test: with ``test_risk="monte-carlo"`` only, test points per seed (``None``: the simulator's
+            default, 10000).
         test_risk: ``"exact"`` (the simulator's default): the population risk E_x(f̂ − f*)² of each
             trained network in closed form (dual kernels and a conditioned Hermite expansion, no
             test set; docs/simulator.md); ``"monte-carlo"``: the mean over ``n_test`` fresh points.
         risk_rtol: tolerance of the exact risk's Hermite truncation bound, relative to E σ*²
-            (default 1e-10, in [1e-15, 1e-2]).
+            (default 1e-10, in [1e-15, 1e-2]; not with ``test_risk="monte-carlo"``).
         seeds: independent seeds per grid point (≥ 2 for standard errors).
         seed: the root seed of every numpy SeedSequence.
         workers: worker processes (seeds and grid points in parallel).
@@ -165,6 +178,7 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     if blas_threads is not None:
         check_int(option("blas_threads"), blas_threads, 1, 4096)
     check_int(option("seed"), seed, 0)
+    _refuse_unused_risk_options(test_risk, n_test, risk_rtol)
     proto = protocol.strip().lower() if isinstance(protocol, str) else protocol
     if proto not in PROTOCOL_GRIDS:
         raise ParameterError(option("protocol"), protocol, "one of ba, cui, srf")

@@ -118,8 +118,10 @@ def simulate_command(
     bins: Annotated[str | None, typer.Option("--bins", metavar="LO:HI:COUNT", help="(--measure spectrum) a histogram: rows {x, density ± s.e.} pooled over seeds; default: every eigenvalue.")] = None,
     eigenvalues: Annotated[bool, typer.Option("--eigenvalues", help="(--measure spectrum) with --bins, also every eigenvalue.")] = False,
     n_test: Annotated[
-        int, typer.Option("--n-test", help="(with --test-risk monte-carlo) test points per seed (streamed in chunks).")
-    ] = 10_000,
+        int | None,
+        typer.Option("--n-test", help="(with --test-risk monte-carlo only) test points per seed, streamed in chunks "
+                     "(default 10000)."),
+    ] = None,
     test_risk: Annotated[
         str, typer.Option("--test-risk", help="exact: the population risk of each trained network in closed form "
                           "(no test set, no test-set noise); monte-carlo: the mean over --n-test fresh points.")

@@ -31,6 +31,14 @@ def table_command(
 
     if to not in ("latex", "markdown", "md", "tex"):
         raise ParameterError("--to", to, "latex or markdown")
+    if to in ("markdown", "md"):
+        if label is not None:
+            raise ParameterError("--label", label, "omitted with --to markdown (a LaTeX \\label; use --to latex)")
+        if tabular_only:
+            raise ParameterError("--tabular-only", True, "omitted with --to markdown (a LaTeX option; use --to latex)")
+    from ...params import check_int
+
+    check_int("--precision", precision, 1, 17)
     from ...atomic import path_error
     from ...inputs import input_file
 

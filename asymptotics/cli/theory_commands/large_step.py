@@ -64,7 +64,8 @@ _SCALES_AND_METHOD = (
         ],
         "auto",
     ),
-    param("dps", Annotated[int, typer.Option("--dps", help="Decimal digits of the mpmath path.")], 30),
+    param("dps", Annotated[int | None, typer.Option("--dps", help="Decimal digits of the mpmath path "
+                                                    "(--method mpmath only; default 30).")], None),
     opt(
         "keep_going",
         help="write points without an answer as rows with their status (numbers null) instead of stopping.",
