@@ -44,22 +44,20 @@ def test_band_volume_is_under_one_percent():
     rng = np.random.default_rng(1)
     import pandas as pd
 
-    f = pd.DataFrame({"psi1": np.exp(rng.uniform(math.log(0.5), math.log(20), 200_000)),
-                      "eta": rng.uniform(0, 10, 200_000)})
+    f = pd.DataFrame({"psi1": np.exp(rng.uniform(math.log(0.5), math.log(20), 100_000)),
+                      "eta": rng.uniform(0, 10, 100_000)})
     frac = float(np.mean(_band_margin(f) < 0))
     assert 0.006 < frac < 0.01
 
 
 def test_planted_band_found_in_95_percent_of_seeds():
-    verdicts = check([_band_claim()], root_seed=0, store=False)  # warm caches
     hits = 0
-    seeds = range(1, 41)
+    seeds = range(40)
     for s in seeds:
         v = check(_band_claim(), root_seed=s, store=False)[0]
         if v.verdict == "violated":
             hits += 1
             assert _band_margin(__import__("pandas").DataFrame([v.at]))[0] < 0  # a real counterexample
-    assert verdicts[0].verdict == "violated"
     assert hits / len(seeds) >= 0.95, f"found in {hits} of {len(seeds)} seeds"
 
 

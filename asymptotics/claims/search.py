@@ -37,6 +37,8 @@ DEFAULT_STARTS = 4
 DEFAULT_EVALS = 60
 #: An improvement of the relative margin smaller than this does not count (see :func:`local_search`).
 STALL_TOL = 1e-9
+#: Simplex rounds (k + 1 evaluations each) without such an improvement after which a start stops.
+STALL_ROUNDS = 5
 
 
 def seed_sequence(root_seed: int, name: str, pair_index: int) -> np.random.SeedSequence:
@@ -85,7 +87,7 @@ def neighbour(domain: Domain, name: str, value: float, step: float = MONOTONE_ST
 def local_search(objective: Callable[[np.ndarray], float], starts: list[np.ndarray], spacing: float,
                  evals: int = DEFAULT_EVALS) -> list[tuple[np.ndarray, float]]:
     """Bounded Nelder–Mead from each start in [0, 1]^k; ``objective(u)`` is the relative margin.
-    A start stops once ``2(k + 1)`` evaluations in a row improved its best value by less than
+    A start stops once ``STALL_ROUNDS·(k + 1)`` evaluations in a row improved its best value by less than
     :data:`STALL_TOL` (the objective is flat, or float64 noise, there). Returns the best
     (u, value) of each start."""
     from scipy.optimize import minimize
@@ -103,7 +105,7 @@ def local_search(objective: Callable[[np.ndarray], float], starts: list[np.ndarr
             best[2] = 0 if v < best[1] - STALL_TOL else best[2] + 1
             if v < best[1]:
                 best[0], best[1] = np.clip(u, 0.0, 1.0), v
-            if best[2] >= 2 * (k + 1):
+            if best[2] >= STALL_ROUNDS * (k + 1):
                 raise _Stalled
             return v
 
