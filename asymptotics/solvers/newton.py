@@ -59,6 +59,41 @@ def _at_floor(fx, x, s, J, given_scale):
     return bool(np.all(np.abs(fx) <= ROUNDOFF * _EPS * sigma))
 
 
+def _jacobian_function(packed, Ff, jac, args):
+    """``J(x, F(x))`` on the flat vector: ``jac`` reshaped to n × n, or central differences."""
+    n = packed.x.size
+    if jac is None:
+
+        def Jf(x, fx):
+            return _fd_jacobian(Ff, x, fx)
+    else:
+
+        def Jf(x, fx):
+            xu = x.reshape(packed.shape) if not packed.scalar else x[0]
+            J = np.asarray(jac(xu, *args))
+            return J.reshape(n, n)
+
+    return Jf
+
+
+def _line_search(Ff, x, fx, dx, floor: bool):
+    """Armijo backtracking on ‖F‖²: ``(accepted, x + t·dx, F(x + t·dx))`` for the first t = 1, ½, …,
+    2⁻³⁰ with a finite residual and ‖F‖² ≤ (1 − 10⁻⁴t)‖F(x)‖²; at the round-off floor only t = 1 is
+    tried (backtracking would only sample rounding noise)."""
+    phi0 = float(np.sum(np.abs(fx) ** 2))
+    t = 1.0
+    xn, fn = x, fx
+    while t >= 2.0**-30:
+        xn = x + t * dx
+        fn = Ff(xn)
+        if np.all(np.isfinite(fn)) and float(np.sum(np.abs(fn) ** 2)) <= (1 - 1e-4 * t) * phi0:
+            return True, xn, fn
+        if floor:
+            break
+        t *= 0.5
+    return False, xn, fn
+
+
 def root(F, x0, *, jac=None, args=(), scale=None, solver=_DEFAULT, on_failure="raise"):
     """Solve ``F(x, *args) = 0`` for a real or complex scalar or array ``x``.
 
@@ -82,19 +117,7 @@ def root(F, x0, *, jac=None, args=(), scale=None, solver=_DEFAULT, on_failure="r
     packed = pack(x0)
     Ff = packed.wrap(F, args)
     S = scale_function(packed, scale, args)
-    n = packed.x.size
-
-    if jac is None:
-
-        def Jf(x, fx):
-            return _fd_jacobian(Ff, x, fx)
-    else:
-
-        def Jf(x, fx):
-            xu = x.reshape(packed.shape) if not packed.scalar else x[0]
-            J = np.asarray(jac(xu, *args))
-            return J.reshape(n, n)
-
+    Jf = _jacobian_function(packed, Ff, jac, args)
     x = packed.x.copy()
     fx = Ff(x)
     status, k, floor = MAX_STEPS, 0, False
@@ -126,18 +149,7 @@ def root(F, x0, *, jac=None, args=(), scale=None, solver=_DEFAULT, on_failure="r
             x = x + dx
             fx = Ff(x)
             continue
-        phi0 = float(np.sum(np.abs(fx) ** 2))
-        t = 1.0
-        accepted = False
-        while t >= 2.0**-30:
-            xn = x + t * dx
-            fn = Ff(xn)
-            if np.all(np.isfinite(fn)) and float(np.sum(np.abs(fn) ** 2)) <= (1 - 1e-4 * t) * phi0:
-                accepted = True
-                break
-            if floor:  # at the round-off floor: backtracking only samples rounding noise
-                break
-            t *= 0.5
+        accepted, xn, fn = _line_search(Ff, x, fx, dx, floor)
         if not accepted:
             status = CONVERGED if floor else SINGULAR
             break

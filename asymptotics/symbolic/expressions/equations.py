@@ -135,44 +135,10 @@ def reduce_system(
     t = gen.get(SCALE)
     pivot_cache = {}
     while True:
-        candidates = []
-        for k, e in enumerate(eqs):
-            for u in unknowns:
-                if u in keep or u not in gen or len(unknowns) <= 1 or e.degree(gen[u]) != 1:
-                    continue
-                a = e.coeff_wrt(gen[u], 1)
-                ok = pivot_cache.get(a)
-                if ok is None:
-                    a0 = a.subs(t, 0) if t is not None else a
-                    ok = _pivot_safe(_free_limit(a0.as_expr(), start), safe)
-                    pivot_cache[a] = ok
-                if ok:
-                    pure = not any(a.degree(gen[v]) > 0 for v in unknowns if v in gen)
-                    candidates.append((0 if pure else 1, k, u, a, e.coeff_wrt(gen[u], 0)))
+        candidates = _candidates(eqs, unknowns, keep, gen, t, start, safe, pivot_cache)
         if not candidates:
             break
-        # greedy look-ahead among the simplest candidates: the substitution leaving the smallest
-        # equations, unknown-free pivots first, unknowns of the value last; a substitution that
-        # grows the equations too much is not made
-        candidates.sort(key=lambda c: (c[0], len(c[3]) + len(c[4]), str(c[2])))
-        current = sum(len(e) for e in eqs)
-        tried = [c for c in candidates if c[2] not in prefer][:LOOKAHEAD]
-        tried += [c for c in candidates if c[2] in prefer][:2]
-        best = None
-        for pure, k, u, a, b in tried:
-            ugens = [gen[v] for v in unknowns if v != u and v in gen]
-            new = [
-                _divide_factors(_substitute(e, gen[u], -b, a), pivots, ugens)
-                for j, e in enumerate(eqs)
-                if j != k
-            ]
-            new = [e for e in new if e]
-            size = sum(len(e) for e in new)
-            if size > budget or size > max(GROWTH * current, current + 6):
-                continue
-            key = (u in prefer, pure, size, str(u))
-            if best is None or key < best[0]:
-                best = (key, u, a, b, new)
+        best = _best_substitution(candidates, eqs, unknowns, prefer, gen, pivots, budget)
         if best is None:
             notes.append(
                 f"kept {', '.join(map(str, unknowns))}: every further elimination would grow the equations"
@@ -203,6 +169,52 @@ def reduce_system(
         description=system.description + f"; reduced to {', '.join(map(str, unknowns))}",
         notes=tuple(notes),
     )
+
+
+def _candidates(eqs, unknowns, keep, gen, t, start, safe, pivot_cache) -> list:
+    """Every (impure, equation index, unknown, pivot a, rest b) with an equation a·u + b linear in
+    the unknown u and a pivot that is safe in the free limit (``pivot_cache``: pivot → safe)."""
+    candidates = []
+    for k, e in enumerate(eqs):
+        for u in unknowns:
+            if u in keep or u not in gen or len(unknowns) <= 1 or e.degree(gen[u]) != 1:
+                continue
+            a = e.coeff_wrt(gen[u], 1)
+            ok = pivot_cache.get(a)
+            if ok is None:
+                a0 = a.subs(t, 0) if t is not None else a
+                ok = _pivot_safe(_free_limit(a0.as_expr(), start), safe)
+                pivot_cache[a] = ok
+            if ok:
+                pure = not any(a.degree(gen[v]) > 0 for v in unknowns if v in gen)
+                candidates.append((0 if pure else 1, k, u, a, e.coeff_wrt(gen[u], 0)))
+    return candidates
+
+
+def _best_substitution(candidates, eqs, unknowns, prefer, gen, pivots, budget):
+    """Greedy look-ahead among the simplest candidates: the substitution leaving the smallest
+    equations, unknown-free pivots first, unknowns of the value last; a substitution that grows the
+    equations too much is not made. Returns ``(key, u, a, b, new equations)`` or None."""
+    candidates.sort(key=lambda c: (c[0], len(c[3]) + len(c[4]), str(c[2])))
+    current = sum(len(e) for e in eqs)
+    tried = [c for c in candidates if c[2] not in prefer][:LOOKAHEAD]
+    tried += [c for c in candidates if c[2] in prefer][:2]
+    best = None
+    for pure, k, u, a, b in tried:
+        ugens = [gen[v] for v in unknowns if v != u and v in gen]
+        new = [
+            _divide_factors(_substitute(e, gen[u], -b, a), pivots, ugens)
+            for j, e in enumerate(eqs)
+            if j != k
+        ]
+        new = [e for e in new if e]
+        size = sum(len(e) for e in new)
+        if size > budget or size > max(GROWTH * current, current + 6):
+            continue
+        key = (u in prefer, pure, size, str(u))
+        if best is None or key < best[0]:
+            best = (key, u, a, b, new)
+    return best
 
 
 def _substitute(e, x, num, den):
