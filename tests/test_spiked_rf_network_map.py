@@ -97,3 +97,34 @@ def test_self_term_srf_against_extrapolated_simulation(c):
     if c > 1:     # the term without the 1/√c: −0.00216, 12 s.e. away
         e = solve_self_term_srf(model, 3.0, 1.0, 0.1, -2.0 * math.sqrt(c), "tanh")
         assert abs(e.test_error - e.test_error_without - lim) > 8 * se
+
+
+def test_cli_bulk_network(capsys):
+    """``theory srf --bulk network``: one row per point with the structured and isotropic values beside,
+    the isotropic column equal to the default command's value (the compiled solver, a second route);
+    a readout type is refused in one line naming the option."""
+    import json
+
+    from asymptotics.cli.app import main
+
+    def run(args):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    base = ["theory", "srf", "--alpha", "3", "--alpha0", "1", "--eta-tilde", "5", "--lam", "0.01", "--format", "json"]
+    code, out, err = run([*base, "--bulk", "network"])
+    assert code == 0, err
+    obj = json.loads(out)
+    (row,) = obj["rows"]
+    assert obj["meta"]["command"] == "theory srf --bulk network"
+    code, out, _ = run(base)
+    (iso,) = json.loads(out)["rows"]
+    assert row["test_error_isotropic"] == pytest.approx(iso["test_error"], rel=1e-9)
+    assert row["test_error"] < row["test_error_structured"] and row["status"] == "converged"
+    code, out, err = run([*base, "--bulk", "network", "--readout", "0.5,1.5"])
+    assert code != 0 and not out and "uniform readout" in err and "Traceback" not in err
+    assert len([ln for ln in err.splitlines() if ln.strip()]) == 1

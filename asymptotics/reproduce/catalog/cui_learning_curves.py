@@ -22,7 +22,7 @@ STEPS = ((1.0, 0.5), (3.0, 20.0))  # (η̃, α0): the authors' stored run, and a
 SIZES = sizes(d=(150, 250, 500, 2000), seeds=(3, 3, 3, 3), n_test=(3000, 5000, 10_000, 10_000),
               alpha=([1.0, 3.0], [0.5, 3.0], [0.5, 1.0, 2.0, 3.0], [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]),
               targets=(["tanh"], list(TARGETS), list(TARGETS), list(TARGETS)),
-              network_curve_points=(6, 10, 16, 24))
+              network_curve_points=(5, 6, 12, 24))
 
 
 def data(ctx):
