@@ -217,3 +217,23 @@ def test_interrupted_check_resumes_without_recomputing(tmp_path, monkeypatch):
     assert (v.verdict, v.points, v.at, v.value) == (fresh.verdict, fresh.points, fresh.at, fresh.value)
     again = check(claim, samples=1024, store=tmp_path)[0]
     assert again.computed == 0  # a complete check is read back whole
+
+
+# ---- the network confirmation hook ------------------------------------------------------------------
+def test_confirm_route_is_called_at_the_counterexample():
+    from asymptotics.claims import ConfirmResult
+
+    calls = []
+
+    def confirm(claim, point, root_seed, target_se):
+        calls.append((point, root_seed, target_se))
+        return ConfirmResult(network_margin=-0.2, se=0.05, z=-4.0, seeds=8, d=(500,), verdict="network violates")
+
+    claim = Claim("r1-below-kb", "risk", "risk1 <= kernel_bound", Domain.parse({"psi1": "log:0.5:5"}),
+                  fixed={"psi2": 2.0}, confirm=confirm)
+    v = check(claim, samples=16, confirm=True, root_seed=7, store=False)[0]
+    assert v.verdict == "violated" and v.finding and v.confirm.z == -4.0
+    (point, seed, target), = calls
+    assert seed == 7 and point["psi1"] == v.at["psi1"] and point["psi2"] == 2.0 and target == abs(v.value) / 4
+    row = asy.check(claim=claim, samples=16, confirm=True, seed=7, store=False).rows[0]
+    assert row["confirm_z"] == -4.0 and row["confirm_verdict"] == "network violates"

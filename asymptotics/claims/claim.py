@@ -61,6 +61,8 @@ class Range:
     def point(self, u: float) -> float:
         """The parameter at the unit-cube coordinate ``u`` ∈ [0, 1]."""
         u = min(max(float(u), 0.0), 1.0)
+        if u in (0.0, 1.0):  # the ends exactly (exp(log(high)) may differ from high by an ulp)
+            return self.low if u == 0.0 else self.high
         if self.scale == "log":
             x = math.exp(math.log(self.low) + u * (math.log(self.high) - math.log(self.low)))
         else:
