@@ -166,6 +166,7 @@ def test_statement_parser_refuses(statement, message):
     ({"over": {"psi1": "lug:1:2"}}, "log:LOW:HIGH"),
     ({"over": {"alpha": "0:1"}}, "a parameter of risk"),
     ({"over": {"psi1": "log:-1:2"}}, "> 0 at both ends"),
+    ({"over": {"psi1": "0:10"}}, "psi1 must be > 0"),
 ])
 def test_bad_input_is_one_line(kwargs, message):
     args = {"quantity": "risk", "claim": "delta >= 0", "over": {"psi1": "log:0.5:5"}, "samples": 4, "store": False}

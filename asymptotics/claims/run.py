@@ -62,6 +62,12 @@ def prepare(claim: Claim):
         if name not in ok or name in own:
             raise ParameterError("parameter", name, f"a parameter of {claim.quantity}: "
                                  + ", ".join(p for p in ok if p not in own), f"claim {claim.name!r}")
+    from ..api.grid import values
+
+    for name, r in claim.domain.ranges.items():  # the ends by the parameter's shared rule
+        values(name, [r.low, r.high])
+    for name, g in claim.domain.grids.items():
+        values(name, list(g))
     both = set(claim.domain.names) & set(claim.fixed)
     if both:
         raise ParameterError(f"{claim.name}: fixed", sorted(both), "parameters not also in the domain")
