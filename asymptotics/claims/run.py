@@ -41,14 +41,18 @@ _ORDER = {"violated": 0, "undecided": 1, "unresolved points": 2, "holds": 3}
 _META_COLUMNS = ("status", "message", "_residual")
 
 
-def _known_columns(claim: Claim, pair) -> set[str]:
-    """The columns the quantity produces (from one evaluation at the domain's centre) and the
-    parameters of the point."""
-    centre = {k: r.point(0.5) for k, r in claim.domain.ranges.items()}
-    centre.update({k: v[0] for k, v in claim.domain.grids.items()})
-    rows = evaluate_points(claim.quantity, dict(claim.fixed), pair[0], pair[1], [centre])
-    cols = {k for r in rows for k in r if k not in _META_COLUMNS}
-    return cols | set(claim.domain.names) | set(claim.fixed)
+def _known_columns(claim: Claim, pair) -> set[str] | None:
+    """The columns the quantity produces (from one evaluation at the domain's centre, or at a
+    quarter or three quarters where the centre fails) and the parameters of the point; ``None``
+    when the quantity fails at all three (the statement's names are then not checked)."""
+    for u in (0.5, 0.25, 0.75):
+        point = {k: r.point(u) for k, r in claim.domain.ranges.items()}
+        point.update({k: v[0] for k, v in claim.domain.grids.items()})
+        rows = evaluate_points(claim.quantity, dict(claim.fixed), pair[0], pair[1], [point])
+        cols = {k for r in rows for k in r if k not in _META_COLUMNS}
+        if any(r.get("status") == "converged" for r in rows) or cols - set(point):
+            return cols | set(claim.domain.names) | set(claim.fixed)
+    return None
 
 
 def prepare(claim: Claim):
@@ -182,7 +186,7 @@ def _check_pair(pc: PairCheck, samples, search, starts, evals, max_precise, dps,
         nb = {q: (dict(pc.claim.fixed) | qp, d) for q, (qp, d) in pc.neighbours_of(p).items()}
         precise[i] = decide_precisely(pc.claim, pc.statement, dict(pc.claim.fixed) | p, nb, pc.student,
                                       pc.teacher, dps)
-    return _pair_verdict(pc, points, m, cls, precise, len(near) > len(precise))
+    return _pair_verdict(pc, points, m, cls, precise, len(near) > len(precise), max(int(dps), PRECISE_DPS))
 
 
 def _search(pc: PairCheck, starts: int, evals: int, samples: int) -> None:
@@ -198,7 +202,7 @@ def _search(pc: PairCheck, starts: int, evals: int, samples: int) -> None:
         local_search(pc.objective(combo), [units_of(pc.domain, p)], spacing, evals)
 
 
-def _pair_verdict(pc, points, m, cls, precise, capped) -> dict:
+def _pair_verdict(pc, points, m, cls, precise, capped, dps=PRECISE_DPS) -> dict:
     decided = cls.copy()
     pmargin = {}
     for i, (decision, text, note) in precise.items():
@@ -227,7 +231,7 @@ def _pair_verdict(pc, points, m, cls, precise, capped) -> dict:
     return {"verdict": verdict, "points": len(points), "unresolved": unresolved,
             "min_relative_margin": float(finite.min()) if finite.size else float("nan"), "at": at,
             "value": float(m["margin"][pick]) if pick is not None else float("nan"), "precise_value": text,
-            "precise_digits": None if text is None else PRECISE_DPS, "undecided": len(near_left),
+            "precise_digits": None if text is None else dps, "undecided": len(near_left),
             "note": "; ".join(x for x in (note, pnote) if x), "computed": pc.computed}
 
 
