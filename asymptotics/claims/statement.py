@@ -345,10 +345,10 @@ def _margins(a: _Atom, env, neighbours, tol):
         strict = np.full(x.shape, a.op in (">", "<"))
         return m, s, strict
     env2, direction = neighbours[a.param]
-    (v1, s1), (v2, s2) = a.args[0].eval(env), a.args[0].eval(env2)
+    v1, v2 = a.args[0].eval(env)[0], a.args[0].eval(env2)[0]
     sign = np.asarray(direction, float) * (1.0 if a.op == "increasing" else -1.0)
     m = sign * (v2 - v1)
-    return m, np.abs(v1) + np.abs(v2) + 0 * s1 + 0 * s2, np.zeros(np.shape(m), bool)
+    return m, np.broadcast_to(np.abs(v1) + np.abs(v2), np.shape(m)).astype(float), np.zeros(np.shape(m), bool)
 
 
 def parse_statement(text: str, columns: Iterable[str] | None = None, params: Iterable[str] | None = None) -> Statement:
