@@ -34,10 +34,10 @@ def comparison_rows(data) -> list[dict]:
             "d": c.d,
             "seeds": c.seeds,
             "method": c.method,
-            "theory": c.theory,
-            "simulation": c.simulation,
-            "se": c.se,
-            "z": z if math.isfinite(z) else None,
+            "theory": _finite(c.theory),
+            "simulation": _finite(c.simulation),  # missing (None), never NaN: e.g. a ladder too short to fit
+            "se": _finite(c.se),
+            "z": _finite(z),
             "status": c.status,
             "reason": c.reason,
             "note": c.note,
@@ -67,7 +67,8 @@ def findings(datas: dict) -> list[dict]:
     for name, data in datas.items():
         for c in data.comparisons:
             if c.status == "failed":
-                out.append({"item": name, "what": f"{c.quantity} at {', '.join(f'{k}={_short(v)}' for k, v in c.params.items())}",
+                where = ", ".join(f"{k}={_short(v)}" for k, v in c.params.items())
+                out.append({"item": name, "what": f"{c.quantity} at {where}",
                             "method": c.method, "theory": c.theory, "simulation": c.simulation, "se": c.se,
                             "|Δ|": abs(c.simulation - c.theory), "z": c.z})
         for v in data.verdicts:
@@ -75,6 +76,10 @@ def findings(datas: dict) -> list[dict]:
                 out.append({"item": name, "what": v.sentence, "method": "verdict", "theory": None, "simulation": None,
                             "se": None, "|Δ|": v.size, "z": v.z})
     return out
+
+
+def _finite(v):
+    return float(v) if v is not None and math.isfinite(v) else None
 
 
 def _short(v):
