@@ -23,11 +23,11 @@ SIZES = sizes(dims=([150], [150, 212, 300], [250, 354, 500], [500, 707, 1000, 14
 
 def _ladder(ctx, fig, cfgs, dims, seeds, label, where, theory):
     """Simulate ``cfgs`` (one per d of ``dims``); the comparison of the d → ∞ limit with ``theory``; returns
-    (limit, s.e.) (NaN when the ladder cannot be extrapolated) and the largest d's (mean, s.e.)."""
+    (limit, s.e.) (None when the ladder cannot be extrapolated) and the largest d's (mean, s.e.)."""
     sims = ctx.simulate_all(cfgs, seeds, label)
     lad = extrapolated(fig, "test_error", where, dims, [[ps["test_error"] for ps in r.per_seed] for r in sims],
                        theory)
-    lim = (lad.limit, lad.limit_se) if lad is not None else (float("nan"), float("nan"))
+    lim = (lad.limit, lad.limit_se) if lad is not None else (None, None)    # the table holds no NaN
     return lim, sims[-1].value("test_error")
 
 
