@@ -161,7 +161,7 @@ def test_failed_point_is_a_marked_row_with_no_value(tmp_path):
 def test_non_finite_residual_is_exported_as_missing():
     """A non-finite residual (a point whose iterate overflowed) is None in the rows, not inf."""
     from asymptotics.solvers import Status
-    from asymptotics.symbolic.expressions.evaluate import ExpressionGrid
+    from asymptotics.solvers.expression_values import ExpressionGrid
 
     g = ExpressionGrid(
         {"z": np.array([-1.0, 2.0])},

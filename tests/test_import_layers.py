@@ -42,14 +42,11 @@ KNOWN_EDGES = {
         "reproduce/registry.py:_load_catalogue imports the catalogue whose items import the registry "
         "(cycle); the item skeleton and the catalogue loader belong in separate modules"
     ),
-    ("asymptotics.symbolic.expressions.evaluate", "asymptotics.solvers"): (
-        "Derivation.evaluate/compiled (symbolic layer) run the compiled solver (solvers layer); the CLI "
-        "(cli/commands/derive_expression.py) calls them on the Derivation: the evaluation moves above "
-        "the solvers when its callers call it there (cycle symbolic -> solvers -> codegen -> symbolic)"
-    ),
     ("asymptotics.symbolic.expressions.derivation", "asymptotics.solvers"): (
-        "Derivation.compiled (symbolic layer) calls solvers.compile_system (solvers layer); same move as "
-        "symbolic.expressions.evaluate"
+        "Derivation.compiled/grid/value (symbolic layer) call the solvers layer (compile_system, "
+        "solvers.expression_values, where the evaluation lives); the CLI (cli/commands/derive_expression.py) "
+        "calls them on the Derivation: the methods go when it calls solvers.expression_values itself "
+        "(cycle symbolic -> solvers -> codegen -> symbolic)"
     ),
     ("asymptotics.claims", "asymptotics.api"): (
         "claims evaluates API functions (claims/catalogue/common.py, claims/evaluate.py, claims/confirm.py "

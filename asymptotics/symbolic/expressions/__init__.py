@@ -7,8 +7,8 @@ A normalised trace of a rational expression in independent rectangular Gaussian 
 is parsed safely (:mod:`.parser`, :mod:`.declarations`), linearised into a linear pencil whose
 inverse holds the trace (:mod:`.linearise`, :mod:`.assemble`), turned into matrix Dyson equations,
 pruned and reduced (:mod:`.equations`), and solved by a generated compiled solver with an explicit
-branch (:mod:`.evaluate`). For X ∈ ℝ^{n×d} with N(0, 1) entries, tr(XᵀX/d + λ)⁻¹ is the
-Marchenko–Pastur Stieltjes transform at −λ with ratio n/d = 2:
+branch (:mod:`asymptotics.solvers.expression_values`). For X ∈ ℝ^{n×d} with N(0, 1) entries,
+tr(XᵀX/d + λ)⁻¹ is the Marchenko–Pastur Stieltjes transform at −λ with ratio n/d = 2:
 
 >>> r = D.value(at={"lam": 1.0})
 >>> round(r.value, 12), r.status.label                  # (√(λ² + 2λ(1+γ) + (γ−1)²) − λ + 1 − γ)/(2λ)

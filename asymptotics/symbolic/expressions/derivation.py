@@ -15,8 +15,8 @@ Im m(z) > 0), every point of the path is. The path is followed by a secant predi
 corrector whose step is halved whenever the corrector moves by more than 10 % (Newton leaving
 the branch), so a rapidly varying path (z near the spectrum, λ → 0) is resolved rather than
 jumped. Every solution of the reduced equations is then checked against the full Dyson
-equations (:class:`~.evaluate.FullCheck`): elimination multiplies through by denominators and can
-add solutions where one vanishes; such points are re-solved on the full system. Real z inside
+equations (``FullCheck`` of :mod:`asymptotics.solvers.expression_values`): elimination multiplies
+through by denominators and can add solutions where one vanishes; such points are re-solved on the full system. Real z inside
 the spectrum has no real solution: give z a small imaginary part (``z=x+0.01j``, or write
 ``(x + 1j*eps)``). ``branch="scale"`` (default) continues every point independently;
 ``branch="grid"`` warm-starts each point from its neighbour (faster on fine grids; a point whose
@@ -173,28 +173,29 @@ class Derivation:
     @cached_property
     def continuation(self):
         """The compiled continuation driver bound to :attr:`compiled` (cached on disk)."""
-        from .evaluate import continuation_module
+        from ...solvers.expression_values import continuation_module
 
         return continuation_module(self.compiled.lowered)
 
     @cached_property
     def python_backend(self):
-        """The uncompiled evaluator (:class:`~.evaluate.PythonBackend`)."""
-        from .evaluate import PythonBackend
+        """The uncompiled evaluator (:class:`~asymptotics.solvers.expression_values.PythonBackend`)."""
+        from ...solvers.expression_values import PythonBackend
 
         return PythonBackend(self.system)
 
     @cached_property
     def full_backend(self):
         """The uncompiled evaluator of the full (unreduced) system, for points that fail the check."""
-        from .evaluate import PythonBackend
+        from ...solvers.expression_values import PythonBackend
 
         return PythonBackend(self.full)
 
     @cached_property
     def full_check(self):
-        """The check of reduced solutions against the full Dyson equations (:class:`~.evaluate.FullCheck`)."""
-        from .evaluate import FullCheck
+        """The check of reduced solutions against the full Dyson equations
+        (:class:`~asymptotics.solvers.expression_values.FullCheck`)."""
+        from ...solvers.expression_values import FullCheck
 
         return FullCheck(self.system, self.full)
 
@@ -202,12 +203,13 @@ class Derivation:
         self, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
     ):
         """The value at every point of the Cartesian grid of ``at`` (each parameter a number or a
-        1-D sequence) as an :class:`~.evaluate.ExpressionGrid`. ``branch``: see the module
+        1-D sequence) as an
+        :class:`~asymptotics.solvers.expression_values.ExpressionGrid`. ``branch``: see the module
         docstring; ``backend``: ``"compiled"`` (generated numba module, compiled once and cached
         on disk) or ``"python"`` (lambdified, no compilation). Raises
         :class:`~asymptotics.errors.ConvergenceError` when a point fails, unless
         ``on_failure="return"`` (failed points are NaN with their status)."""
-        from .evaluate import evaluate_grid
+        from ...solvers.expression_values import evaluate_grid
 
         return evaluate_grid(
             self, at, branch=branch, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol
@@ -216,7 +218,7 @@ class Derivation:
     def value(self, at: dict, *, backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13):
         """The value at one point (``at``: {parameter: number}) as a
         :class:`~asymptotics.solvers.SolverResult` (a float, or a complex for complex arguments)."""
-        from .evaluate import evaluate_point
+        from ...solvers.expression_values import evaluate_point
 
         return evaluate_point(self, at, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol)
 

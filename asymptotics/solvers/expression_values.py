@@ -1,4 +1,5 @@
-r"""Evaluating a :class:`~.derivation.Derivation`: the compiled solver over a grid of parameters.
+r"""Evaluating a :class:`~asymptotics.symbolic.expressions.Derivation`: the compiled solver over a
+grid of parameters.
 
 The reduced system (with the Gaussian scale t as a parameter) is lowered once by
 :func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached: residual,
@@ -17,8 +18,9 @@ scaled residual ``max_i |F_i| / max(1, |x_i|)``, the status one of
 ``backend="python"`` runs the same algorithm with lambdified functions and
 :func:`asymptotics.solvers.root` (no compilation).
 
-This is the one module of :mod:`asymptotics.symbolic.expressions` that uses the solvers layer
-(it is imported only when a value is asked for).
+It lives in the solvers layer (it runs the compiled solver and :func:`asymptotics.solvers.root`
+on a derived system); :class:`~asymptotics.symbolic.expressions.Derivation`'s ``compiled``,
+``continuation``, ``grid`` and ``value`` call it.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from ...errors import ConvergenceError, ParameterError
-from ...grids import cartesian
-from ...solvers import SolverResult, Status
-from .assemble import SCALE
+from ..errors import ConvergenceError, ParameterError
+from ..grids import cartesian
+from ..symbolic.expressions.assemble import SCALE
+from .config import Newton
+from .newton import root
+from .result import SolverResult, Status
 
 __all__ = [
     "ExpressionGrid",
@@ -167,7 +171,7 @@ def _check_free_limit(D, full: dict, dt, params: dict):
 def continuation_module(lowered):
     """The compiled continuation driver for a lowered system (``_continuation_template.py``
     bound to its generated module; cached on disk like every generated module)."""
-    from ...rendering.templates import load_template
+    from ..rendering.templates import load_template
 
     name = lowered.module.__name__
     bindings = {k: (name, k) for k in ("start", "outputs", "newton")}
@@ -224,8 +228,6 @@ class PythonBackend:
 
     def solve(self, p, atol, rtol):
         """The continuation of the compiled driver (``_continuation_template.py``), in Python."""
-        from ...solvers import Newton, root
-
         cfg = Newton(atol=atol, rtol=rtol, max_steps=_MAX_STEPS)
         h0, hmin, hmax, delta = STEPS
         q = p.copy()
