@@ -141,3 +141,40 @@ def test_finding_quoted_tau_star_for_tanh_is_off_by_a_factor_three():
     m = st.evaluate({k: np.array([row[k]]) for k in ("tau_star", "kappa_star")})
     assert m.margin[0] < 0
     assert abs(row["kappa_star"] - 1.6) <= 0.05 and abs(row["tau_star"] - 9.45e-5) <= 1e-7
+
+
+def test_confirm_ladder_is_scaled_to_the_point_and_z_decides():
+    from asymptotics.claims.confirm import scaled_ladder, verdict_from_z
+
+    assert scaled_ladder((250, 500, 1000), {"a": {"psi1": 1.0, "psi2": 1.5}}) == (250, 500, 1000)
+    assert scaled_ladder((250, 500, 1000), {"a": {"alpha": 2.0, "beta": 4.0}}) == (125, 250, 500)
+    assert [verdict_from_z(z) for z in (-4.0, 0.5, 3.5, float("nan"))] == [
+        "network violates",
+        "inconclusive",
+        "network holds",
+        "inconclusive",
+    ]
+
+
+def test_step_hurts_is_the_networks_at_small_width():
+    """The simulated Cui network (paired seeds, with and without the step) at d = 120: the step's
+    error exceeds random features' (theory: 0.3187 vs 0.2541), seeds added until z resolves it."""
+    from dataclasses import replace
+
+    from asymptotics.claims.confirm import network_confirm, step_vs_random_features_probe
+
+    probe = replace(step_vs_random_features_probe(), ladder=(120,))
+    res = network_confirm(
+        probe,
+        {
+            "student": "tanh",
+            "teacher": "tanh",
+            "alpha": 1.5,
+            "alpha0": 1.0,
+            "beta": 1.0,
+            "eta_tilde": 5.0,
+            "lam": 0.01,
+        },
+    )
+    assert res.seeds >= 8 and res.d == (120,)
+    assert res.network_margin < 0 and res.z < -3 and res.verdict == "network violates"

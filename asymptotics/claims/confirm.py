@@ -12,7 +12,8 @@ the mean margin is at most a third of the margin's size (``target_se`` from the 
 network at every call, so adding seeds reuses the first ones.
 
 **Finite size.** With one width the margin is the finite-d network's. With a ladder of widths
-(default d = 250, 500, 1000) the margin is extrapolated to d → ∞ by the project's finite-size fit
+(default d = 250, 500, 1000, scaled down so that no matrix side n, N, p exceeds 2000) the margin
+is extrapolated to d → ∞ by the project's finite-size fit
 (:func:`validation.finite_size.fit.extrapolate`: weighted least squares of L + b·d^{-ω}, ω ∈ {1/2,
 1}, Akaike-averaged, unconditional standard error; docs/finite-size.md), which removes the O(d^{-ω})
 bias of a single width.
@@ -36,6 +37,7 @@ from .claim import Claim, ConfirmResult
 __all__ = [
     "NetworkProbe",
     "network_confirm",
+    "scaled_ladder",
     "measure_margin",
     "verdict_from_z",
     "confirm_with",
@@ -148,15 +150,31 @@ def _extrapolated(dims, means, ses):
     return ex.limit, ex.limit_se, ex.best.model.label
 
 
+#: the largest matrix side (n, N or p) a confirmation simulates: the ladder is scaled down so that
+#: max(ψ1, ψ2, α, α0, β)·d stays below it
+MAX_SIDE = 2000
+_RATIOS = ("psi1", "psi2", "alpha", "alpha0", "beta")
+
+
+def scaled_ladder(ladder: tuple[int, ...], runs: Mapping[str, dict]) -> tuple[int, ...]:
+    """``ladder`` scaled by a common factor ≤ 1 so that its top rung's largest matrix side
+    (max ratio × d) is at most :data:`MAX_SIDE`; rungs stay ≥ 50 and distinct."""
+    ratios = [float(kw[k]) for kw in runs.values() for k in _RATIOS if isinstance(kw.get(k), (int, float))]
+    ratio = max([1.0] + [r for r in ratios if math.isfinite(r)])
+    f = min(1.0, MAX_SIDE / (ratio * max(ladder)))
+    return tuple(sorted({max(50, int(round(d * f))) for d in ladder}))
+
+
 def network_confirm(
     probe: NetworkProbe, point: dict, root_seed: int = 0, target_se: float | None = None
 ) -> ConfirmResult:
     """Measure the claim's margin on the network at ``point`` (see the module docstring)."""
     t0 = time.perf_counter()
     dims, means, ses, nseeds = [], [], [], 0
+    ladder = scaled_ladder(probe.ladder, probe.runs(dict(point)))
     # a d^-1/2 extrapolation over a 4× ladder multiplies the error by about 2.5
-    amplification = 2.5 if len(probe.ladder) >= 3 else 1.0
-    for d in probe.ladder:
+    amplification = 2.5 if len(ladder) >= 3 else 1.0
+    for d in ladder:
         mean, se, k = measure_margin(probe, point, d, root_seed, target_se, amplification)
         if math.isfinite(mean) and math.isfinite(se):
             dims.append(int(d))
@@ -169,7 +187,7 @@ def network_confirm(
             math.nan,
             math.nan,
             0,
-            tuple(probe.ladder),
+            ladder,
             "inconclusive",
             "no simulation gave a finite margin",
         )
