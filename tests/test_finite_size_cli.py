@@ -60,27 +60,24 @@ def test_unknown_case_is_one_clear_error():
         run_finite_size(size="toy", cases=["nope"], progress=False)
 
 
-def test_report_shows_the_allowance_and_what_passes_only_through_it():
-    """report.md: the allowance is its own column, and a check with |z| > z_max that passes through it is
-    counted in the summary ("by allowance"); a check within z_max·s.e. is not."""
+def test_reproduce_report_has_no_allowance():
+    """report.md (``reproduce``) judges without allowance: a check 5 s.e. off its finite-width theory fails
+    (no column can rescue it), and the table has no allowance or tolerance column (the verdict logic
+    itself is tested in tests/test_reproduce_verdicts.py)."""
     from types import SimpleNamespace
 
-    from asymptotics.reproduce.data import FigureData
+    from asymptotics.reproduce.data import FINITE_WIDTH, FigureData, compare
     from asymptotics.reproduce.report import build_report, comparison_rows
-    from validation.registry import Check
 
-    # |sim − theory| = 0.05 = 5 s.e.: fails at 3 s.e., passes with the allowance 0.03 (tolerance 0.06)
-    by_allow = Check("c", "q1", {}, theory=1.0, simulation=1.05, se=0.01, allowance=0.03)
-    plain = Check("c", "q2", {}, theory=1.0, simulation=1.02, se=0.01, allowance=0.03)  # 2 s.e.: no allowance needed
-    data = FigureData(name="item", x_name="x", comparisons=[by_allow, plain])
+    off = compare("item", "q1", {}, 1.0, 1.05, 0.01, d=500, seeds=8, method=FINITE_WIDTH)  # 5 s.e.
+    data = FigureData(name="item", x_name="x", comparisons=[off])
     rows = comparison_rows(data)
-    assert [r["allowance"] for r in rows] == [0.03, 0.03] and [r["by_allowance"] for r in rows] == [True, False]
+    assert rows[0]["status"] == "failed" and "allowance" not in rows[0]
     item = SimpleNamespace(name="item", paper="p", title="t", checks="c", kind="table")
     manifest = {"size": "toy", "seed": 1, "versions": {}, "cache": {"misses": 0, "hits": 0},
-                "items": {"item": {"status": "ok", "comparisons": {"total": 2, "passed": 2, "max_abs_z": 5.0},
-                                   "outputs": {}}}}
+                "items": {"item": {"status": "finding", "comparisons": {"total": 1, "judged": 1, "passed": 0,
+                                                                        "failed": 1, "not_judged": 0,
+                                                                        "max_abs_z": 5.0}, "outputs": {}}}}
     text = build_report(manifest, {"item": data}, [item])
-    summary = next(line for line in text.splitlines() if line.startswith("| [item]"))
-    assert summary.split("|")[6].strip() == "1"  # the "by allowance" column of the summary
     header = next(line for line in text.splitlines() if line.startswith("| quantity"))
-    assert "allowance" in header and "tolerance" in header
+    assert "allowance" not in header and "tolerance" not in header and "status" in header
