@@ -31,8 +31,14 @@ Conventions shared by every function:
   ``to_frame()``, ``plot()``, ``to_json()``, ``write(path)``;
 * **failed points**: ``on_failure="raise"`` (default, like the command without ``--keep-going``)
   or ``"mark"`` (:mod:`.errors`);
-* **progress**: ``progress=None`` shows a bar on long computations, in Jupyter and in a
-  terminal (:mod:`.progress`).
+* **progress**: every function that computes (all but ``activation``, which returns at once, and
+  ``check``) takes ``progress=``: ``None`` shows a bar on long computations, in Jupyter and in a
+  terminal, ``True`` always, ``False`` never (:mod:`.progress`);
+* **bad input** is a :class:`~asymptotics.errors.ParameterError` naming the parameter: ``None``
+  where a value is needed, a value of the wrong kind (a non-bool flag, a non-integer count,
+  :mod:`.checks`), a value out of range, and a parameter the chosen mode does not use (``psi1``
+  of ``limits`` at ψ1 = ∞, ``alpha`` of ``spectrum(protocol="ba")``): such a parameter is
+  refused, never ignored.
 
 Importing this package imports nothing heavy: each function is imported on first use (PEP 562)
 and imports the theory it needs when it is called.

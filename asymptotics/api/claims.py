@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import ParameterError
 from ..results import Result
+from .checks import checked
 from .errors import option
 
 __all__ = ["check", "parse_assignments"]
@@ -78,6 +79,7 @@ def _user_claim(quantity, claim, over, fixed, student, teacher, tolerance, name,
                  tolerance=float(tolerance))
 
 
+@checked
 def check(*, quantity: str | None = None, claim: str | Callable | object = None, over=None, fixed=None,
           student="tanh", teacher="tanh", samples: int = 1024, search: bool = True, confirm: bool = False,
           paper=None, seed: int = 0, scheduler=None, store=None, tolerance: float = 0.0, name: str | None = None,

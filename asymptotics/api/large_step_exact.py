@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..errors import ConvergenceError, ParameterError
 from ..params import check_int, check_nonnegative
 from ..results import Columns, Result, base_meta, record
-from .checks import checked
+from .checks import checked, refuse_unused
 from .errors import check_on_failure, option, point_error
 from .grid import product, values
 from .progress import Progress
@@ -160,7 +160,7 @@ def solve_grid(spec: LargeStepGrid, step=lambda n=1: None) -> list:
 def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=0.0, c=1.0, width="inf", d=None,
                readout: str = "hermite", types=None, readout_values=None, readout_proportions=None,
                kappa_nodes: int = 61, check: bool = True, center: bool = True, tol: float = 1e-12,
-               initial_columns: str = "unit", gradient: str = "labels", on_failure: str = "raise",
+               initial_columns: str | None = None, gradient: str | None = None, on_failure: str = "raise",
                progress: bool | None = None) -> Result:
     """Exact risk R1 after one large step η = c√N with a Gaussian readout, at N = ∞ and at finite
     width N (``asymptotics theory large-step``).
@@ -187,11 +187,13 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         tol: residual tolerance of the fixed point, in [1e-16, 1).
         initial_columns: the network's initial columns at a finite width: ``"unit"`` (norm 1; the
             leading-order theory) or ``"gaussian"`` (Ba et al.'s N(0, 1/d) entries, d = N/ψ2: the
-            column norms ρ² ~ χ²_d/d become types; docs/large-step-exact.md §4). No effect at N = ∞.
+            column norms ρ² ~ χ²_d/d become types; docs/large-step-exact.md §4). No effect at N = ∞:
+            with only ``width="inf"`` it must be left at ``None`` (default ``"unit"``).
         gradient: the first step's gradient at a finite width: ``"labels"`` (the step on y, the theory of
             docs/large-step-exact.md §1) or ``"exact"`` (Ba et al.'s residual y − f₀ with the network's initial
             output: the spike tilted by the collective shrink of W⁰, §1 "The initial output f₀"). The
-            simulated Ba network is ``initial_columns="gaussian", gradient="exact"``. No effect at N = ∞.
+            simulated Ba network is ``initial_columns="gaussian", gradient="exact"``. No effect at N = ∞:
+            with only ``width="inf"`` it must be left at ``None`` (default ``"labels"``).
         on_failure: ``"raise"`` or ``"mark"`` (failed points as rows with their status).
         progress: ``None`` (automatic), ``True`` or ``False``.
 
@@ -207,16 +209,22 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         raise ParameterError(option("readout"), readout, "hermite, quantile or given")
     from ..theory.large_step.column_norms import COLUMNS
 
-    if initial_columns not in COLUMNS:
+    columns = "unit" if initial_columns is None else initial_columns
+    if columns not in COLUMNS:
         raise ParameterError(option("initial_columns"), initial_columns, " or ".join(COLUMNS))
     from ..theory.large_step.initial_output import GRADIENTS
 
-    if gradient not in GRADIENTS:
+    step_gradient = "labels" if gradient is None else gradient
+    if step_gradient not in GRADIENTS:
         raise ParameterError(option("gradient"), gradient, " or ".join(GRADIENTS))
-    kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
-    on_failure = check_on_failure(on_failure)
     widths = _widths(width)
     dims = None if d is None else [check_int(option("d"), v, 2, 10**9) for v in values(option("d"), d)]
+    if not dims and all(math.isinf(w) for w in widths):
+        refuse_unused({"initial_columns": initial_columns, "gradient": gradient}, (), f"{option('width')} inf",
+                      f"no effect at N = ∞; give a finite {option('width')} or {option('d')}")
+    initial_columns, gradient = columns, step_gradient
+    kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
+    on_failure = check_on_failure(on_failure)
     type_list = [None] if types is None else \
         [check_int(option("types"), v, 1, MAX_TYPES) for v in values(option("types"), types)]
     if readout == "given":
@@ -225,7 +233,9 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         rv = values(option("readout_values"), readout_values)
         rp = None if readout_proportions is None else values(option("readout_proportions"), readout_proportions)
     elif readout_values is not None or readout_proportions is not None:
-        raise ParameterError(option("readout_values"), readout_values, f"used only with {option('readout')} given")
+        name, value = ("readout_values", readout_values) if readout_values is not None else \
+            ("readout_proportions", readout_proportions)
+        raise ParameterError(option(name), value, f"used only with {option('readout')} given")
     else:
         rv = rp = None
     grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), lam=values("lam", lam),

@@ -80,6 +80,10 @@ def parse_at(at) -> dict:
     return out
 
 
+#: The names an expression uses for the constants of --student.
+ACTIVATION_CONSTANTS = ("mu0", "mu1", "mu2", "mu2_sq")
+
+
 def _derive_naming_options(derive, expr: str, *, dims, ratios, entries, **kwargs):
     """``derive(expr, …)`` with each error naming the option at fault: the expression's text is
     checked first (a hostile or malformed ``--expr`` is refused before its dimensions are looked
@@ -92,9 +96,17 @@ def _derive_naming_options(derive, expr: str, *, dims, ratios, entries, **kwargs
 
     what = "a normalised-trace expression in the declared matrices (docs/expressions.md)"
     try:
-        check_text(expr)
+        tree = check_text(expr)
     except ExpressionError as exc:
         raise ExpressionError(str(ParameterError("--expr", expr, what, str(exc)))) from None
+    student = kwargs.pop("student", None)
+    if student is not None:
+        import ast
+
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        if not names & set(ACTIVATION_CONSTANTS):
+            raise ParameterError("--student", student, f"omitted when --expr uses none of the activation's "
+                                 f"constants {', '.join(ACTIVATION_CONSTANTS)}")
     try:
         declare(dims, ratios, entries)
     except ExpressionError as exc:
@@ -147,6 +159,7 @@ def run_derive_expression(
     D = _derive_naming_options(
         derive,
         expr,
+        student=student,
         dims=dims,
         ratios=ratios,
         entries=entries,

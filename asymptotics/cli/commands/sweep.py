@@ -17,6 +17,7 @@ _SCHED_HELP = (
 
 
 def sweep_command(
+    ctx: typer.Context,
     config: Annotated[Path | None, typer.Argument(help="The sweep's TOML config (see docs/sweeps.md).")] = None,
     scheduler: Annotated[str | None, typer.Option("--scheduler", "-s", help=_SCHED_HELP)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory (default: 'out' in the config, else CONFIG with suffix .sweep).")] = None,
@@ -39,6 +40,10 @@ def sweep_command(
 
     console = Console(stderr=True)
     if list_quantities:
+        from ..common import refuse_given
+
+        refuse_given(ctx, ("config", "scheduler", "out", "max_memory", "retries", "batch_size", "threads_per_task",
+                           "retry_failed", "dry_run", "progress"), "--list-quantities", "it lists and runs nothing")
         _list_quantities()
         return
     if config is None:

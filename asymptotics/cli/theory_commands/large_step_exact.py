@@ -137,26 +137,28 @@ from ..options import OUTPUT, command, grid, opt, param
     param(
         "initial_columns",
         Annotated[
-            str,
+            str | None,
             typer.Option(
                 "--initial-columns",
                 help="initial columns at finite width: unit (norm 1) or gaussian (Ba's N(0, 1/d) entries: the "
-                     "column norms chi2_d/d, d = N/psi2, become types; docs/large-step-exact.md §4).",
+                     "column norms chi2_d/d, d = N/psi2, become types; docs/large-step-exact.md §4); default unit; "
+                     "only with a finite --width or --d.",
             ),
         ],
-        "unit",
+        None,
     ),
     param(
         "gradient",
         Annotated[
-            str,
+            str | None,
             typer.Option(
                 "--gradient",
                 help="the step's gradient at finite width: labels (the step on y) or exact (Ba's residual y - f0 "
-                     "with the initial output; docs/large-step-exact.md §1).",
+                     "with the initial output; docs/large-step-exact.md §1); default labels; only with a finite "
+                     "--width or --d.",
             ),
         ],
-        "labels",
+        None,
     ),
     param(
         "tol", Annotated[float, typer.Option("--tol", help="residual tolerance of the fixed point.")], 1e-12
