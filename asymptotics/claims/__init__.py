@@ -6,7 +6,17 @@ sampling and the adversarial search), :mod:`.decide` (high-precision decision ne
 :mod:`.run` (``check``: executors, resume, verdicts), :mod:`.catalogue` (the papers' claims).
 """
 
-from .claim import QUANTITIES, VERDICTS, Claim, ClaimVerdict, ConfirmResult, Domain, PointResult, Range, parse_range
+from .claim import (
+    QUANTITIES,
+    VERDICTS,
+    Claim,
+    ClaimVerdict,
+    ConfirmResult,
+    Domain,
+    PointResult,
+    Range,
+    parse_range,
+)
 
 __all__ = ["Claim", "ClaimVerdict", "ConfirmResult", "Domain", "PointResult", "Range", "parse_range",
            "QUANTITIES", "VERDICTS", "check"]
