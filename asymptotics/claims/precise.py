@@ -15,7 +15,8 @@ formulas of ``docs/one-step.md`` in mpmath arithmetic; it shares no code with th
   the two derivations agree to the working precision (tested).
 * ``alignment``: the rectangular spiked model's closed forms (BBP θ⁴ > ψ2, overlaps, outlier).
 * ``limits`` (``psi1-inf``): R0, δ, R1 and the ridgeless δ at ψ1 = ∞.
-* ``tau_star``: the project's mpmath path (Newton on τ'(κ) = 0 at ``dps`` digits).
+* ``tau_star``: the project's mpmath path (Newton on τ'(κ) = 0 at ``dps`` digits), continued by one
+  Newton step in mpmath so that τ* and κ* keep every digit.
 * ``spiked_rf``: only at r = 0 (``eta_tilde = 0`` or ``r = 0``), where the sRF is random features:
   route A at ψ1 = α, ψ2 = β, λ_Ba = λβ/α. The general replica fixed point has no high-precision
   route: there :func:`precise_route` returns ``None`` and a near-zero point stays undecided.
