@@ -21,6 +21,8 @@ from . import _cui_setting as C
 from ._ladder import extrapolated
 
 STUDENT = TEACHER = "tanh"
+#: the simulated markers of one α0 are spread over α0·SPREAD^k so that they do not overlap
+SPREAD = 1.1
 ALPHA, BETA, LAM = 3.0, 1.0, 0.01
 SIZES = sizes(eta_tilde=([5.0], [1.0, 3.0, 5.0], [1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 5.0]),
               alpha0=([0.5, 5.0],
@@ -52,7 +54,7 @@ def _theory_panel(fig, p):
 
 def _simulated_panel(ctx, fig, p):
     group = {eta: g for g, eta in enumerate(p["eta_tilde"])}
-    for eta in p["sim_eta"]:
+    for i, eta in enumerate(p["sim_eta"]):
         for a0 in p["sim_alpha0"]:
             s = network_one_step(ALPHA, a0, BETA, eta, LAM, STUDENT, TEACHER)
             cfgs = [C.network_config(d, ALPHA, student=STUDENT, teacher=TEACHER, beta=BETA, lam=LAM, eta_tilde=eta,
@@ -64,12 +66,13 @@ def _simulated_panel(ctx, fig, p):
             if lad is None:
                 continue
             g = group.get(eta, 0)
-            for ref, name in ((s.test_error, "network map"), (s.test_error_isotropic, "isotropic map")):
+            for j, (ref, name) in enumerate(((s.test_error, "network map"), (s.test_error_isotropic, "isotropic map"))):
+                x = a0 * SPREAD ** (2 * i + j - len(p["sim_eta"]) + 0.5)     # spread in x for legibility
                 fig.points.append(Points(f"limit d → ∞ / {name} − 1, η̃ = {eta:g} (d ≤ {max(p['dims'])}, "
-                                         f"{p['seeds']} seeds)", [a0], [100 * (lad.limit / ref - 1)],
+                                         f"{p['seeds']} seeds)", [x], [100 * (lad.limit / ref - 1)],
                                          [100 * lad.limit_se / ref], "relative_error_percent",
-                                         {"eta_tilde": eta, "map": name}, d=max(p["dims"]), seeds=p["seeds"],
-                                         group=g, panel=1))
+                                         {"eta_tilde": eta, "map": name, "alpha0": a0}, d=max(p["dims"]),
+                                         seeds=p["seeds"], group=g, panel=1))
             if eta >= 3.0 and a0 <= 1.0:
                 fig.verdicts.append(above([lad.limit], [lad.limit_se], s.test_error_isotropic,
                                           f"the network's test error (η̃ = {eta:g}, α0 = {a0:g}, limit d → ∞) "
@@ -87,7 +90,8 @@ def data(ctx):
                    f"(dashed) relative to the network map (theory, no sampling); tanh student and teacher, α = {ALPHA:g}, "
                    f"β = {BETA:g}, λ = {LAM:g}. Right: the Cui-protocol network extrapolated to d → ∞ from d = "
                    f"{', '.join(map(str, p['dims'])) or '—'} ({p['seeds']} seeds each), relative to the network map "
-                   "and to the isotropic map, ± 1 s.e.")
+                   "(left marker of each pair) and to the isotropic map (right), ± 1 s.e.; the markers of one α0 are spread "
+                   "around it for legibility.")
     fig.notes.append("Grid study (η̃ ∈ {1, 3, 5} × α0 ∈ {0.5, 2, 20}, d = 500 and 1000): "
                      "python -m validation.studies.srf_network_map; table in docs/spiked-rf-finite-width.md.")
     return fig
@@ -101,10 +105,10 @@ ITEM = Item(
            "extrapolated to d → ∞, against the network map (judged) and above the isotropic map at strong steps.",
     sizes=SIZES,
     data=data,
-    plot=PlotSpec((Panel("α0 = n0/d", "map / network map − 1 (%)", xscale="log", legend="lower right",
+    plot=PlotSpec((Panel("α0 = n0/d", "map / network map − 1 (%)", xscale="log", legend=None,
                          title="theory: σ = σ* = tanh, α = {alpha}, λ = {lam}"),
-                   Panel("α0 = n0/d", "network (d → ∞) / map − 1 (%)", xscale="log", legend="lower right",
+                   Panel("α0 = n0/d", "network (d → ∞) / map − 1 (%)", xscale="log", legend="figure", legend_ncols=3,
                          title="simulated network, extrapolated")),
-                  title="Network → sRF map: the isotropic map against the network map", height=4.2),
+                  title="Network → sRF map: the isotropic map against the network map", height=5.0),
     order=110,
 )
