@@ -164,3 +164,42 @@ def test_tau_star_route_erf_closed_form():
     assert hp["tau_star"] < mpmath.mpf(10) ** -25
     assert abs(hp["kappa_star"] - mpmath.sqrt(3)) <= 1e-15
     assert np.isclose(float(hp["kernel_bound"]), 0.040145872819152, rtol=1e-12)
+
+
+def test_engine_decides_round_off_margins_through_the_routes():
+    """Margins exactly at round-off (δ = 0 at η = 0: float64 margin 0) are re-decided at 30 digits
+    by risk_precise; the BBP statement at η_c(1 ± 1e-20) by alignment_precise."""
+    import asymptotics as asy
+    from asymptotics.claims import Claim, Domain, Range
+    from asymptotics.claims.decide import decide_precisely
+    from asymptotics.claims.statement import parse_statement
+
+    claim = Claim(
+        "delta-zero-at-eta0",
+        "risk",
+        "delta >= 0",
+        Domain(ranges={"psi1": Range(0.5, 4.0, "log")}, grids={"eta": (0.0,)}),
+        fixed={"psi2": 1.5, "lam": 1e-3},
+        precise=risk_precise,
+    )
+    row = asy.check(claim=claim, samples=8, search=False, store=False).rows[0]
+    assert row["verdict"] == "holds" and row["precise_value"] is not None
+    bbp = Claim(
+        "bbp",
+        "alignment",
+        "overlap_beta <= 0 or theta_sq**2 > psi2",
+        Domain(ranges={"eta": Range(0.0, 5.0)}),
+        fixed={"psi1": 2.0, "psi2": 1.5, "noise": 0.1},
+        precise=alignment_precise,
+    )
+    st = parse_statement(bbp.statement)
+    eta_c = alignment_precise({"psi1": 2, "psi2": 1.5, "eta": 1, "noise": 0.1}, "tanh", "tanh", 30)[
+        "eta_threshold"
+    ]
+    for side in (-1, 1):
+        with mpmath.workdps(40):
+            eta = eta_c * (1 + side * mpmath.mpf(10) ** -20)
+        decision, text, _ = decide_precisely(
+            bbp, st, {"psi1": 2.0, "psi2": 1.5, "noise": 0.1, "eta": eta}, {}, "tanh", "tanh"
+        )
+        assert decision == "holds", (side, text)
