@@ -62,8 +62,12 @@ LS = ["theory", "large-step", "--psi1", "2", "--kappa-nodes", "8", "--types", "2
 TAU = ["theory", "tau-star", *S]
 BND = ["theory", "bounds", "--psi1", "10", *S]
 SPEC = ["theory", "spectrum", "--points", "20", *S]
-SPECL = ["theory", "spectrum", "--points", "20", "--regime", "large", *S]
-SPECC = ["theory", "spectrum", "--points", "20", "--protocol", "cui", *S]
+SPECW = ["theory", "spectrum", "--points", "20", "--matrix", "weights", *S]
+SPECL = ["theory", "spectrum", "--points", "20", "--regime", "large", "--matrix", "weights", "--types", "4", *S]
+SPECLC = ["theory", "spectrum", "--points", "20", "--regime", "large", *S]
+SPECC = ["theory", "spectrum", "--points", "20", "--protocol", "cui", "--matrix", "weights", *S]
+#: The CK after a large step (a κ-mixture: seconds per run) is walked only in the slow suite.
+SLOW = pytest.mark.slow
 ACT = ["activation", "tanh", *S]
 DER = ["derive", "rf_ridge_traces"]
 DEX = ["derive", "--expr", "tr(inv(X@X.T/d + lam*I))", "--dims", "X:n,d", "--ratios", "n/d=2"]
@@ -131,8 +135,8 @@ PROBES: dict[str, dict[str, list]] = {
         "--fit-constant": [(TAU + ["--student", "relu", "--no-center"], ["--fit-constant"], CHANGES)],
         "--student-scale": [(TAU, ["--student-scale", "2"], CHANGES)],
         "--teacher-scale": [(TAU, ["--teacher-scale", "2"], CHANGES)],
-        "--method": [(TAU, ["--method", "mpmath"], CHANGES)],
-        "--dps": [(TAU, ["--dps", "40"], REFUSED), (TAU + ["--method", "mpmath"], ["--dps", "40"], CHANGES)],
+        "--method": [(TAU + ["--student", "erf", "--teacher", "erf"], ["--method", "compiled"], CHANGES)],
+        "--dps": [(TAU, ["--dps", "40"], REFUSED), (TAU + ["--method", "mpmath"], ["--dps", "40"], CHANGES, SLOW)],
     },
     "theory bounds": {
         "--student": [(BND, ["--student", "erf"], CHANGES)], "--teacher": [(BND, ["--teacher", "erf"], CHANGES)],
@@ -141,12 +145,12 @@ PROBES: dict[str, dict[str, list]] = {
         "--psi1": [(BND, ["--psi1", "20"], CHANGES)], "--constant": [(BND, ["--constant", "2"], CHANGES)],
         "--student-scale": [(BND, ["--student-scale", "2"], CHANGES)],
         "--teacher-scale": [(BND, ["--teacher-scale", "2"], CHANGES)],
-        "--method": [(BND, ["--method", "mpmath"], CHANGES)],
+        "--method": [(BND + ["--student", "erf", "--teacher", "erf"], ["--method", "compiled"], CHANGES)],
         "--dps": [(BND, ["--dps", "40"], REFUSED)],
     },
     "theory spectrum": {
-        "--matrix": [(SPEC, ["--matrix", "weights"], CHANGES)], "--protocol": [(SPEC, ["--protocol", "cui"], CHANGES)],
-        "--regime": [(SPEC, ["--regime", "large"], CHANGES), (SPECC, ["--regime", "large"], REFUSED)],
+        "--matrix": [(SPEC, ["--matrix", "weights"], CHANGES)], "--protocol": [(SPECW, ["--protocol", "cui"], CHANGES)],
+        "--regime": [(SPECL, [], CHANGES, SPECW), (SPECC, ["--regime", "large"], REFUSED)],
         "--student": [(SPEC, ["--student", "erf"], CHANGES)], "--teacher": [(SPEC, ["--teacher", "erf"], CHANGES)],
         "--center": [(SPEC + ["--student", "relu"], ["--no-center"], REFUSED)],
         **{f"--{g}": [(SPEC, [f"--{g}", v], CHANGES), (SPECC, [f"--{g}", v], REFUSED)]
@@ -155,13 +159,15 @@ PROBES: dict[str, dict[str, list]] = {
            for g, v in (("alpha", "3"), ("beta", "2"), ("eta-tilde", "2"), ("alpha0", "3"))},
         "--noise": [(SPEC, ["--noise", "0.5"], CHANGES)], "--before": [(SPEC, ["--before"], CHANGES)],
         "--equivalence": [(SPEC, ["--equivalence", "gaussian"], REFUSED),
-                          (SPECL, ["--equivalence", "gaussian"], CHANGES)],
+                          (SPECL, ["--equivalence", "gaussian"], REFUSED),
+                          (SPECLC, ["--equivalence", "gaussian"], CHANGES, SLOW)],
         "--width": [(SPEC, ["--width", "100"], REFUSED), (SPECL, ["--width", "100"], CHANGES)],
         "--d": [(SPEC, ["--d", "100"], REFUSED), (SPECL, ["--d", "100"], CHANGES)],
         "--x": [(SPEC, ["--x", "0:5:11"], REFUSED)],
         "--points": [(SPEC, ["--points", "21"], CHANGES)],
-        "--types": [(SPEC, ["--types", "4"], REFUSED), (SPECL, ["--types", "4"], CHANGES)],
-        "--kappa-nodes": [(SPEC, ["--kappa-nodes", "10"], REFUSED), (SPECL, ["--kappa-nodes", "10"], CHANGES)],
+        "--types": [(SPEC, ["--types", "4"], REFUSED), (SPECL, ["--types", "5"], CHANGES)],
+        "--kappa-nodes": [(SPEC, ["--kappa-nodes", "10"], REFUSED), (SPECL, ["--kappa-nodes", "10"], REFUSED),
+                          (SPECLC, ["--kappa-nodes", "10"], CHANGES, SLOW)],
     },
     "activation": {
         "SPEC": [(["activation", "relu", *S], [], CHANGES, ACT)],
@@ -286,7 +292,13 @@ def test_every_option_is_classified():
         ", ".join(missing)
 
 
-_CASES = [(name, opt, i, probe) for name, opts in PROBES.items() for opt, probes in opts.items()
+def _param(name, opt, i, probe):
+    marks = [p for p in probe[3:] if isinstance(p, type(SLOW))]
+    probe = tuple(p for p in probe if not isinstance(p, type(SLOW)))
+    return pytest.param(name, opt, i, probe, marks=marks, id=f"{name} {opt} {i}")
+
+
+_CASES = [_param(name, opt, i, probe) for name, opts in PROBES.items() for opt, probes in opts.items()
           for i, probe in enumerate(probes)]
 
 
@@ -306,6 +318,17 @@ def tmp(tmp_path_factory):
     os.chdir(cwd)
 
 
+_BASE_RUNS: dict[tuple, tuple[int, str, str]] = {}
+
+
+def _run_base(argv: list[str], tmp: Path) -> tuple[int, str, str]:
+    """A base run, once per distinct argv (several probes share a base)."""
+    key = tuple(argv)
+    if key not in _BASE_RUNS:
+        _BASE_RUNS[key] = _run(argv, tmp)
+    return _BASE_RUNS[key]
+
+
 def _run(argv: list[str], tmp: Path) -> tuple[int, str, str]:
     argv = [a.replace("{tmp}", str(tmp)) for a in argv]
     out, err = io.StringIO(), io.StringIO()
@@ -321,7 +344,7 @@ def _wall_clock_free(text: str) -> str:
     return re.sub(r'"(elapsed_s|created|timestamp|seconds|time_s|run_s|total_s|[a-z_]*_s)": [^,}\n]*', "", text)
 
 
-@pytest.mark.parametrize("name, option, i, probe", _CASES, ids=[f"{n} {o} {i}" for n, o, i, _ in _CASES])
+@pytest.mark.parametrize("name, option, i, probe", _CASES)
 def test_option_is_used_or_refused(name, option, i, probe, tmp):
     base, extra, expected, *other = probe  # other: the run to compare with (default: base without extra)
     rc, out, err = _run(base + extra, tmp)
@@ -332,6 +355,6 @@ def test_option_is_used_or_refused(name, option, i, probe, tmp):
         assert flag in lines[0] or option in lines[0], lines[0]
         return
     assert rc == 0, (rc, err[-1500:])
-    rc0, out0, err0 = _run(other[0] if other else base, tmp)
+    rc0, out0, err0 = _run_base(other[0] if other else base, tmp)
     assert rc0 == 0, (rc0, err0[-1500:])
     assert _wall_clock_free(out) != _wall_clock_free(out0), f"{name} {' '.join(extra)} changes nothing: ignored"
