@@ -78,3 +78,11 @@ def test_case(case, tmp):
         base = run_argv(case.baseline, tmp) if isinstance(case.baseline, list) else run_api(case.baseline, tmp)
         assert base.rc == 0 and not base.traceback, (base.err, base.traceback)
         assert fingerprint(outcome) != fingerprint(base), f"{case.id}: the option changes nothing (ignored)"
+
+
+def test_the_shared_checks_do_what_their_docs_say():
+    import doctest
+
+    import asymptotics.api.checks as checks
+
+    assert doctest.testmod(checks).failed == 0

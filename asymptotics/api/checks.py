@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 from collections.abc import Iterable, Mapping
 
@@ -76,8 +77,10 @@ def check_argument(name: str, value, p: inspect.Parameter) -> None:
         if not isinstance(value, (bool, np.bool_)):
             raise ParameterError(option(name), value, "True or False" + (" (or None)" if "None" in kinds else ""))
         return
-    if "int" in kinds:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+    if "int" in kinds:  # an integral float (1000.0) passes, as with check_int
+        integral = isinstance(value, (numbers.Integral, np.integer)) or (
+            isinstance(value, (numbers.Real, np.floating)) and math.isfinite(value) and float(value).is_integer())
+        if isinstance(value, (bool, np.bool_)) or not integral:
             raise ParameterError(option(name), value, "an integer")
         return
     if "float" in kinds:
