@@ -63,6 +63,7 @@ def _names(value, name: str) -> list[str]:
 
 def _user_claim(quantity, claim, over, fixed, student, teacher, tolerance, name, source):
     from ..claims import QUANTITIES, Claim, Domain
+    from ..claims.precise import PRECISE_ROUTES
 
     if quantity is None:
         raise ParameterError(option("quantity"), quantity, "one of " + ", ".join(QUANTITIES), "with --claim")
@@ -76,7 +77,7 @@ def _user_claim(quantity, claim, over, fixed, student, teacher, tolerance, name,
     text = claim if isinstance(claim, str) else getattr(claim, "__name__", "callable")
     return Claim(name=name or text, quantity=quantity, statement=claim, domain=domain,
                  fixed=parse_assignments(fixed, "fixed"), activations=pairs, source=source,
-                 tolerance=float(tolerance))
+                 tolerance=float(tolerance), precise=PRECISE_ROUTES.get(quantity))
 
 
 @checked
