@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["Check", "Case", "CaseConfig", "case", "cases", "run_cases", "REGISTRY"]
+__all__ = ["Check", "Case", "CaseConfig", "case", "run_cases", "REGISTRY"]
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,6 @@ def case(name: str, *, family: str, description: str, quick: bool = False):
         return fn
 
     return deco
-
-
-def cases(names=None, family: str | None = None, quick: bool = False) -> list[Case]:
-    """Registered cases, filtered (:func:`validation.cases.cases`; kept here for the callers that
-    still import it from this module — the one import of this module that points up a layer)."""
-    from .cases import cases as select
-
-    return select(names, family, quick)
 
 
 def run_cases(selected: list[Case], cfg: CaseConfig, progress: Callable[[str], None] | None = None):

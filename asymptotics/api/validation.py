@@ -46,7 +46,8 @@ def validate(*, quick: bool = False, case=None, family: str | None = None, list_
         a :class:`~asymptotics.results.Result`: one row per check (``meta["failed"]`` of
         ``meta["total"]`` failed), or one row per case with ``list_cases``.
     """
-    from validation.registry import CaseConfig, cases, run_cases
+    from validation.cases import cases
+    from validation.registry import CaseConfig, run_cases
 
     if list_cases:
         refuse_unused({"workers": workers, "seed": seed, "progress": progress}, (), option("list_cases"),
