@@ -33,10 +33,6 @@ DOC = ROOT / "docs" / "architecture.md"
 
 #: (importer, imported) → why the edge still exists. Nothing else may break a rule.
 KNOWN_EDGES = {
-    ("asymptotics.reproduce.registry", "asymptotics.reproduce.catalog"): (
-        "reproduce/registry.py:_load_catalogue imports the catalogue whose items import the registry "
-        "(cycle); the item skeleton and the catalogue loader belong in separate modules"
-    ),
     ("asymptotics.symbolic.expressions.derivation", "asymptotics.solvers"): (
         "Derivation.compiled/grid/value (symbolic layer) call the solvers layer (compile_system, "
         "solvers.expression_values, where the evaluation lives); the CLI (cli/commands/derive_expression.py) "

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from .cache import CachedSimulation, SimulationCache
 from .data import FigureData
+from .item import Item
 from .progress import NullProgress
-from .registry import Item
 
 __all__ = ["Context", "NullProgress"]
 

@@ -1,5 +1,5 @@
 """The figures and tables of ``asymptotics reproduce``: one module per figure or table (Ba et al. Fig. 3(a)
-and 3(b), one construction along two axes, share one), each declaring its :class:`~asymptotics.reproduce.registry.Item`."""
+and 3(b), one construction along two axes, share one), each declaring its :class:`~asymptotics.reproduce.item.Item`."""
 
 from . import (
     alignment_eta,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data import Curve, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ..verdicts import above, monotone
 from ._common import NOISE_TEX, RISK_LABEL, act_label, add_simulated, fmt, sim_caption
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
-from ..registry import Item, sizes
+from ..item import Item, sizes
 from ..verdicts import monotone
 from . import _erf_setting as S
 from ._common import FINITE_WIDTH, INFINITE, add_simulated, fmt, sim_caption

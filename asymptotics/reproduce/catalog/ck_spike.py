@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ._common import NOISE_TEX, add_simulated, fmt, one_step_setting, sim_caption
 
 STUDENT = TEACHER = "tanh"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import FINITE_WIDTH, TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 

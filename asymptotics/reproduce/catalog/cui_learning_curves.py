@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Curve, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from . import _cui_setting as C
 from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption
 

@@ -6,8 +6,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..data import Curve, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ..verdicts import signs
 from . import _cui_setting as C
 from ._common import TEST_ERROR_LABEL, add_simulated, fmt, sim_caption

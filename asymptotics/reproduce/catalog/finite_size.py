@@ -15,8 +15,8 @@ import math
 
 from ...figures.finite_size import convergence_series, omega_label
 from ..data import EXTRAPOLATION, FINITE_WIDTH, Curve, Points, RefLine, compare
+from ..item import SIZES, Item
 from ..plot import Panel, PlotSpec
-from ..registry import SIZES, Item
 
 __all__ = ["ITEMS", "finite_size_item", "study_data"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ..data import Points, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ..verdicts import agrees, below
 from ._common import NOISE_TEX, fmt
 from ._ladder import convergence_label, convergence_x, extrapolated

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ._common import NOISE_TEX, fmt, sim_caption
 from ._spectra import compare_seeds, density_curve, histogram_points, mark_spectrum
 

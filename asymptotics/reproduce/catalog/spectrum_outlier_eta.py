@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from ..data import Curve, Points, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ._common import NOISE_TEX, fmt, sim_caption
 from ._ladder import convergence_label, ladder_series
 from ._spectra import compare_seeds, seed_stats

@@ -14,8 +14,8 @@ import numpy as np
 
 from ...theory.spiked_rf.network_map import network_one_step
 from ..data import Curve, Points, RefLine
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ..verdicts import above
 from . import _cui_setting as C
 from ._ladder import extrapolated

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...theory.spiked_rf.phase_diagram import phase_diagram
 from ..data import Curve
+from ..item import Item, sizes
 from ..plot import Panel, PlotSpec
-from ..registry import Item, sizes
 from ._common import fmt
 
 STUDENT = TEACHER = "tanh"

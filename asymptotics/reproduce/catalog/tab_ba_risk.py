@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item, sizes
+from ..item import Item, sizes
 
 #: (student, teacher, σ_ε, λ, ψ1, ψ2, η) — the checked points of docs/one-step.md §6
 POINTS = (

@@ -3,7 +3,7 @@ paper has (Ba et al. only bound it): ``docs/large-step-exact.md``."""
 
 from __future__ import annotations
 
-from ..registry import Item, sizes
+from ..item import Item, sizes
 from ..verdicts import below
 from ._common import FINITE_WIDTH, add_simulated
 from ._large_step import large_step_risk1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item, sizes
+from ..item import Item, sizes
 from . import _cui_setting as C
 
 STEPS = ((None, None), (1.0, 0.5), (1.0, 2.0), (3.0, 2.0), (3.0, 20.0), (5.0, 20.0))

@@ -8,7 +8,7 @@ there. The isotropic map's value for the network is in the table beside.
 
 from __future__ import annotations
 
-from ..registry import Item, sizes
+from ..item import Item, sizes
 from . import _cui_setting as C
 from ._ladder import extrapolated
 

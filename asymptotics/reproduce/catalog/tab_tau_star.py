@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..registry import Item, sizes
+from ..item import Item, sizes
 
 PAIRS = (("erf", "erf"), ("tanh", "tanh"), ("tanh", "softplus"), ("softplus", "softplus"), ("erf", "tanh"),
          ("tanh", "erf"), ("relu", "relu"))
