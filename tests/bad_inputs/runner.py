@@ -4,7 +4,8 @@ A case is a command line (``argv``) or a Python API call (``api``, written as Py
 ``"risk(psi1=None)"``; values are literals, or ``object()`` for an object of no known kind), and
 its expected class:
 
-* ``refused``: exit status 2 (an API call: a ``ParameterError`` or another ``AsymptoticsError``),
+* ``refused``: exit status 2 (or the case's ``status``: 1 for a sweep whose plan is refused; an API
+  call: a ``ParameterError`` or another ``AsymptoticsError``),
   nothing on stdout, exactly one line on stderr starting ``error: `` that contains every one of the
   case's ``names`` (the option or parameter, and what the case is about);
 * ``refused-output``: the same, for an output location (``--out``) the command cannot write;
@@ -42,6 +43,7 @@ class Case:
     api: str | None = None
     names: list[str] = field(default_factory=list)
     baseline: list[str] | str | None = None
+    status: int = 2
     note: str = ""
 
 
@@ -171,8 +173,8 @@ def problems(case: Case, o: Outcome, tmp: Path) -> list[str]:
         return [] if o.rc == 0 else [f"refused (status {o.rc}): {o.err.strip()[-600:]}"]
     lines = [line for line in o.err.splitlines() if line.strip()]
     found = []
-    if o.rc != 2:
-        found.append(f"status {o.rc}, not 2 (stderr: {o.err.strip()[-400:]!r})")
+    if o.rc != case.status:
+        found.append(f"status {o.rc}, not {case.status} (stderr: {o.err.strip()[-400:]!r})")
     if o.out.strip():
         found.append(f"stdout not empty: {o.out[:300]!r}")
     if len(lines) != 1:
