@@ -8,6 +8,7 @@ one of the documented lists:
   ``--out``, …): the numbers do not change by design;
 * :data:`EXECUTION_ONLY` — options that choose how the work is scheduled (workers, threads, caches,
   retries): the results are bit-identical by design (tested where each is implemented);
+* :data:`ON_FAILURE_ONLY` — ``--keep-going``, which acts only on a grid point without a solution;
 * :data:`NOT_WALKED` — (command, option) pairs that cannot be probed cheaply, each with its reason.
 
 A probe runs the command in-process twice, without and with the option (on the cheapest
@@ -34,7 +35,9 @@ OUTPUT_ONLY = {"--format", "--out", "--columns", "--all", "--no-progress", "--pr
                "--studies-out"}
 #: Options that only choose how the work is scheduled; results are bit-identical by design.
 EXECUTION_ONLY = {"--workers", "--blas-threads", "--threads-per-task", "--batch-size", "--retries",
-                  "--cache-dir", "--no-cache", "--retry-failed", "--keep-going"}
+                  "--cache-dir", "--no-cache", "--retry-failed"}
+#: Options that act only on a grid point without a solution (tests/test_api_failures.py marks one).
+ON_FAILURE_ONLY = {"--keep-going"}
 #: (command, option): why it is not walked.
 NOT_WALKED = {
     ("check", "*"): "the claims checker, added beside this work: its options are checked by its own tests "
@@ -280,7 +283,7 @@ def _options(cmd) -> list[str]:
 
 
 def _classified(name: str, option: str) -> bool:
-    return (option in OUTPUT_ONLY or option in EXECUTION_ONLY or (name, option) in NOT_WALKED
+    return (option in OUTPUT_ONLY or option in EXECUTION_ONLY or option in ON_FAILURE_ONLY or (name, option) in NOT_WALKED
             or (name, "*") in NOT_WALKED or option in PROBES.get(name, {}))
 
 
