@@ -192,8 +192,8 @@ def bounds(*, student="tanh", teacher="tanh", center: bool = True, fit_constant:
     Args:
         psi1: ψ1 = n/d for the upper bound (grid).
         constant: the constant C ≥ 0 of the upper bound (not given by the paper; 1 is arbitrary).
-        student, teacher, center, fit_constant, student_scale, teacher_scale, method, dps, on_failure,
-        progress: as in :func:`tau_star`.
+        student: as in :func:`tau_star` (so are ``teacher``, ``center``, ``fit_constant``,
+            ``student_scale``, ``teacher_scale``, ``method``, ``dps``, ``on_failure`` and ``progress``).
 
     Returns:
         a :class:`~asymptotics.results.Result`, one row per (student scale, teacher scale, ψ1):

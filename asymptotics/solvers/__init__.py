@@ -24,7 +24,7 @@ processes, but not one that takes compiled callables as arguments).
 
 >>> from asymptotics.solvers import fixed_point, Anderson
 >>> r = fixed_point(lambda m, z, p: 1 / (-z + p / (1 + m)), 1.0, args=(-0.5, 0.5), solver=Anderson())
->>> round(r.value, 12), r.status, Status(r.status).label
+>>> round(r.value, 12), int(r.status), r.status.label
 (1.414213562373, 0, 'converged')
 """
 
