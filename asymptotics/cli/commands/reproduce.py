@@ -9,7 +9,7 @@ import typer
 
 from ...errors import ParameterError
 
-QuickOpt = Annotated[bool, typer.Option("--quick", help="Small sizes: about 4 minutes on 2 idle cores with an empty simulation cache (208 s CPU).")]
+QuickOpt = Annotated[bool, typer.Option("--quick", help="Small sizes: about 2.5 minutes on 2 cores with empty caches (159 s measured).")]
 FullOpt = Annotated[bool, typer.Option("--full", help="The papers' sizes (d = 512, many seeds for Ba; d = 2000 for Cui): hours.")]
 SizeOpt = Annotated[
     str | None, typer.Option("--size", help="Size preset: quick, default, full (or toy, for tests); overrides --quick/--full.")
