@@ -12,13 +12,12 @@ theory of the sRF at the mapped (c, r, γ) is a *model* of the network: a failin
 measures the network → sRF map's error (issue: tanh/tanh, η̃ = 5, α0 = 1, α = 3, network 0.2006 ±
 0.0029 … vs 0.1911, no trend), not a finite-size effect. A finite-p theory plugs in as
 ``finite_theories[(variant, "test_error")]`` of :func:`~validation.finite_size.study.run_study`.
-**Which theory is judged.** For the network with a uniform readout the map derived for the regime:
-at small α0 (the tanh table, α0 = 1: c − 1 = 0.96) the structured-bulk map
-(:func:`~asymptotics.theory.spiked_rf.structured_map.structured_one_step`: the trained bulk's
-weighted-Wishart covariance, docs/spiked-rf-finite-width.md), at large α0 (the sin table, α0 = 20:
-c − 1 = 0.019) the isotropic map with the step's self term
-(:func:`~asymptotics.theory.spiked_rf.self_term.one_step_self_term`); the other maps are reported
-beside it (``references``); with readout types the isotropic map (the structured one does
+**Which theory is judged.** For the network with a uniform readout the network map
+(:func:`~asymptotics.theory.spiked_rf.network_map.network_one_step`: the trained bulk's
+weighted-Wishart covariance and the step's self term together, docs/spiked-rf-finite-width.md), at
+small α0 (the tanh table, α0 = 1: c − 1 = 0.96) and large α0 (the sin table, α0 = 20: c − 1 = 0.019)
+alike; the structured-bulk map, the isotropic map with the self term and the isotropic map are
+reported beside it (``references``); with readout types the isotropic map (the network map does
 not cover K types). For the sRF model with K readout types the finite-p theory of the mean
 directions at p = round(βd) (:func:`~asymptotics.theory.spiked_rf.finite_width.solve_finite_width`)
 is judged at every d and the p = ∞ value is the limit reported beside it.
@@ -36,22 +35,22 @@ from asymptotics.theory.spiked_rf import (
     srf_parameters,
 )
 from asymptotics.theory.spiked_rf.finite_width import solve_finite_width
+from asymptotics.theory.spiked_rf.network_map import network_one_step
 from asymptotics.theory.spiked_rf.self_term import one_step_self_term
 from asymptotics.theory.spiked_rf.structured_map import structured_one_step
 
 from .adapters import CUI, SRF, combined
 from .spec import OMEGA_UNKNOWN, Quantity, Variant
 
-__all__ = ["VARIANTS", "srf_theory", "structured_theory", "self_term_theory", "finite_width_theory"]
+__all__ = ["VARIANTS", "srf_theory", "network_theory", "structured_theory", "self_term_theory", "finite_width_theory"]
 
 FAMILY = "spiked_rf"
 
 _W = ("ω not known: finite-size corrections of the conditional Gaussian equivalence (the spike r·v enters every "
       "neuron at O(1)) are not derived")
 _W_NET = _W + "; for the network the p = ∞ theory also carries the network → sRF map's modelling error"
-_W_STRUCTURED = _W + "; network judged against the structured-bulk map (the isotropic map beside it)"
-_W_SELF = (_W + "; network judged against the isotropic map with the step's self term (large α0: the step's noise "
-           "c − 1 ≪ 1; the structured and isotropic maps beside it)")
+_W_NETWORK = (_W + "; network judged against the network map (structured bulk and the step's self term; the "
+              "structured, isotropic + self term and isotropic maps beside it)")
 _W_TYPES = _W + "; K types: judged at every d against the finite-p theory of the mean directions (p = ∞ beside)"
 
 
@@ -63,6 +62,12 @@ def srf_theory(student, teacher, alpha, beta, lam, eta_tilde=None, alpha0=None, 
     params = (cui_to_srf(eta_tilde, alpha0, student, teacher, readout=rt) if eta_tilde is not None
               else srf_parameters(c, r, gamma, rt))
     return solve_spiked_rf(channel_model(params, student, teacher), alpha, beta, lam)
+
+
+@functools.cache
+def network_theory(student, teacher, alpha, beta, lam, eta_tilde, alpha0):
+    """The network map's solution after one large step (uniform readout, no label noise)."""
+    return network_one_step(alpha, alpha0, beta, eta_tilde, lam, student, teacher)
 
 
 @functools.cache
@@ -100,17 +105,17 @@ def _readout_fields(readout, proportions) -> dict:
 
 
 def _network(case, *, student, teacher, eta_tilde, alpha0, lam, alpha, beta=1.0, readout=None, proportions=None,
-             parameters=False, quick=False, covers=(), judged="structured") -> Variant:
+             parameters=False, quick=False, covers=()) -> Variant:
     th = functools.partial(srf_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0, readout=readout,
                            proportions=proportions)
     params = dict(student=student, teacher=teacher, alpha=alpha, alpha0=alpha0, beta=beta, eta_tilde=eta_tilde,
                   lam=lam, n_test=10_000, measure=("risk", "spike"), **_readout_fields(readout, proportions))
-    if readout is None:  # judged against the map of its regime (``judged``), the other maps beside it
+    if readout is None:  # judged against the network map, the other maps beside it
+        nw = functools.partial(network_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
         st = functools.partial(structured_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
         sf = functools.partial(self_term_theory, student, teacher, alpha, beta, lam, eta_tilde, alpha0)
-        maps = {"structured map": st, "isotropic map": th, "isotropic map + self term": sf}
-        main = {"structured": "structured map", "self-term": "isotropic map + self term"}[judged]
-        why = _W_STRUCTURED if judged == "structured" else _W_SELF
+        maps = {"network map": nw, "structured map": st, "isotropic map": th, "isotropic map + self term": sf}
+        main, why = "network map", _W_NETWORK
         qs = [Quantity(q, (lambda q=q: getattr(maps[main](), q)), OMEGA_UNKNOWN, why, label=label, target_rel=0.005,
                        references=tuple((name, (lambda q=q, f=f: getattr(f(), q))) for name, f in maps.items()
                                         if name != main))
@@ -153,13 +158,12 @@ def _srf_mapped(case, *, student, teacher, eta_tilde, alpha0, lam, alpha, beta=1
                    f"λ = {lam:g}, α = {alpha:g}, β = {beta:g}", params, SRF, (q,), quick=quick, covers=covers)
 
 
-def _table(case, student, teacher, eta_tilde, alpha0, lam, quick_alpha=None, covers=(), judged="structured") -> list[Variant]:
+def _table(case, student, teacher, eta_tilde, alpha0, lam, quick_alpha=None, covers=()) -> list[Variant]:
     out = []
     for i, a in enumerate((0.5, 1.5, 3.0)):
         quick = a == quick_alpha
         kw = dict(student=student, teacher=teacher, eta_tilde=eta_tilde, alpha0=alpha0, lam=lam, alpha=a)
-        out.append(_network(case, parameters=(i == 0), quick=quick, covers=covers if quick else (), judged=judged,
-                            **kw))
+        out.append(_network(case, parameters=(i == 0), quick=quick, covers=covers if quick else (), **kw))
         out.append(_srf_mapped(case, covers=covers if quick else (), **kw))
     return out
 
@@ -201,12 +205,12 @@ def _types(teacher: str, readout=(0.3, 1.7), quick: bool = False, name: str = ""
 def _step_hurts(alpha: float, quick: bool = False) -> Variant:
     case = "spiked-rf-step-hurts"
     th = functools.partial(srf_theory, "tanh", "tanh", alpha, 1.0, 0.01, 5.0, 1.0)
-    st = functools.partial(structured_theory, "tanh", "tanh", alpha, 1.0, 0.01, 5.0, 1.0)
+    nw = functools.partial(network_theory, "tanh", "tanh", alpha, 1.0, 0.01, 5.0, 1.0)
     rf = functools.partial(srf_theory, "tanh", "tanh", alpha, 1.0, 0.01, c=1.0, r=0.0, gamma=0.0)
     params = dict(student="tanh", teacher="tanh", alpha=alpha, alpha0=1.0, beta=1.0, eta_tilde=5.0, lam=0.01,
                   n_test=10_000, measure=("risk", "baseline"))
-    qs = (Quantity("network − RF (common data)", lambda: st().test_error - rf().test_error, OMEGA_UNKNOWN,
-                   _W_STRUCTURED, derive=lambda o: o["test_error"] - o["test_error0"], label="ε_g(network) − ε_g(RF)",
+    qs = (Quantity("network − RF (common data)", lambda: nw().test_error - rf().test_error, OMEGA_UNKNOWN,
+                   _W_NETWORK, derive=lambda o: o["test_error"] - o["test_error0"], label="ε_g(network) − ε_g(RF)",
                    target_se=0.002, references=(("isotropic map", lambda: th().test_error - rf().test_error),)),
           Quantity("test_error0 (RF, W0)", lambda: rf().test_error, (1.0,),
                    "ω = 1: finite-size bias of a ridge risk of random features (r = 0)", key="test_error0",
@@ -219,8 +223,9 @@ def _step_hurts(alpha: float, quick: bool = False) -> Variant:
 VARIANTS = (
     *_table("spiked-rf-table-tanh", "tanh", "tanh", 5.0, 1.0, 0.01, quick_alpha=3.0, covers=("spiked-rf-quick",)),
     # α0 = 20: the step's noise is small (c − 1 = 0.019) and the self term is what the maps miss
-    # (docs/spiked-rf-finite-width.md, "The self term"); α0 = 1 (tanh table): the structured bulk
-    *_table("spiked-rf-table-sin", "tanh", "sin", 3.0, 20.0, 0.1, judged="self-term"),
+    # (docs/spiked-rf-finite-width.md, "The self term"); α0 = 1 (tanh table): the structured bulk;
+    # the network map has both
+    *_table("spiked-rf-table-sin", "tanh", "sin", 3.0, 20.0, 0.1),
     _beta(0.5),
     _beta(2.0),
     _types("sin", quick=True),
