@@ -130,6 +130,25 @@ KEYMAPS = {
 }
 
 
+#: Options refused on purpose since the corpus was recorded (issue 31: an option a command does not use
+#: is refused, not ignored), by command prefix: the recorded command is rerun without them.
+REFUSED_NOW = {
+    "theory limits": ("--psi1",),
+}
+
+
+def _now(cmd: str) -> str:
+    """The recorded command ``cmd`` as it runs today (options refused since dropped, with their value)."""
+    words = cmd.split()
+    for prefix, options in REFUSED_NOW.items():
+        if cmd.startswith(prefix):
+            for opt in options:
+                if opt in words:
+                    i = words.index(opt)
+                    del words[i:i + 2]
+    return " ".join(words)
+
+
 def _keymap(cmd: str) -> dict:
     return next((m for prefix, m in KEYMAPS.items() if cmd.startswith(prefix)), {})
 
@@ -138,7 +157,7 @@ def compare(path: Path) -> int:
     ref = json.loads(path.read_text())
     problems: list[str] = []
     for c, rows in ref["theory"].items():
-        _diff_rows(rows, _run(c), False, c, problems, _keymap(c), ignore=ESTIMATES)
+        _diff_rows(rows, _run(_now(c)), False, c, problems, _keymap(c), ignore=ESTIMATES)
     for c, rows in ref["simulate"].items():
         _diff_rows(rows, _run(c + SIMULATE_RECORDED_PATH), True, c, problems)
     for name, text in ref["derive"].items():
