@@ -62,7 +62,7 @@ def known(a: str, b: str) -> bool:
 
 
 #: What the simulator may import directly from ``asymptotics`` (besides itself).
-SIMULATOR_DIRECT = ("asymptotics.activations", "asymptotics.params", "asymptotics.errors",
+SIMULATOR_DIRECT = ("asymptotics.activations", "asymptotics.numerics", "asymptotics.params", "asymptotics.errors",
                     "asymptotics.atomic", "asymptotics._version")
 SIMULATOR_NEVER = ("asymptotics.symbolic", "asymptotics.codegen", "asymptotics.solvers",
                    "asymptotics.random_matrix", "asymptotics.theory")

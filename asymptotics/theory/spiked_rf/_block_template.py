@@ -21,7 +21,7 @@ written as loops with the arithmetic of the numpy functions they replace:
 import numpy as np
 from numba import njit
 
-from asymptotics.solvers.result import Status
+from asymptotics.numerics.status import Status
 
 # placeholders: bound to the rendered _linalg_template.py
 from ._linalg_template import RUNNING, anderson_iterate, anderson_workspace, lu_solve_many, scaled_residual

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.solvers.result import Status
+from asymptotics.numerics.status import Status
 
 # placeholders: included
 from ...rendering.templates.small_linalg import gauss_solve, jacobi_rotation, rotate_pair

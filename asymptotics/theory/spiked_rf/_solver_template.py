@@ -39,7 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.solvers.result import Status
+from asymptotics.numerics.status import Status
 
 # isort: off
 from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py

@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.solvers.result import Status
+from asymptotics.numerics.status import Status
 
 # isort: off
 from ._dense_template import (  # placeholders: bound by rendering

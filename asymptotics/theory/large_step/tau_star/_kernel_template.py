@@ -34,7 +34,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.solvers.result import Status
+from asymptotics.numerics.status import Status
 
 
 def sigma(x):  # placeholder: replaced by the student's compiled σ in the rendered module
