@@ -38,6 +38,13 @@ THEORY = [
     "theory bounds --student tanh --teacher tanh --psi1 1,10,100",
     "theory large-step --student erf --teacher erf --psi1 4,8 --psi2 2 --lam 1e-3 --noise 0.1",
     "theory large-step --student tanh --teacher tanh --psi1 2 --psi2 1 --lam 1e-2 --noise 0.1 --width inf,2000",
+    "theory srf --alpha 0.5,1.5,3 --alpha0 1 --eta-tilde 5 --lam 0.01 --bulk network",
+    "theory srf --alpha 0.5,1.5,3 --alpha0 1 --eta-tilde 5 --lam 0.01 --bulk structured",
+    "theory srf --alpha 0.5,1.5,3 --alpha0 20 --eta-tilde 3 --lam 0.1 --teacher sin --bulk self-term",
+    "theory spectrum --matrix weights --psi1 2 --psi2 1.5 --eta 5 --noise 0.1",
+    "theory spectrum --matrix ck --psi1 3 --psi2 1 --eta 6 --before",
+    "theory spectrum --matrix ck --protocol ba --psi1 3 --psi2 1 --eta 6",
+    "theory spectrum --matrix ck --regime large --psi1 2 --psi2 1 --eta 1 --d 2000",
     "activation tanh",
     "activation 'tanh(x) + 0.1*x**3' --no-center",
 ]
@@ -74,7 +81,7 @@ def record(path: Path) -> None:
     out = {"theory": {}, "simulate": {}, "derive": {}, "validate": None}
     for c in THEORY:
         print("theory:", c, file=sys.stderr)
-        out["theory"][c] = _run(c)
+        out["theory"][c] = _run(_now(c))
     for c in SIMULATE:
         print("simulate:", c, file=sys.stderr)
         out["simulate"][c] = _run(c)
