@@ -61,7 +61,7 @@ NEWTON_MAP_GRID = TEMPLATES / "newton_map_grid.py"
 #: Template of an activation's compiled, numpy and mpmath functions.
 ACTIVATION = TEMPLATES / "activation.py"
 #: Template of the small dense solve, included by the templates that call it.
-SMALL_LINALG = TEMPLATES / "small_linalg.py"
+SMALL_LINALG = TEMPLATES.parent.parent / "numerics" / "templates" / "dense_linalg.py"
 
 
 def template_body(text: str, name: str = "template") -> tuple[str, str]:
