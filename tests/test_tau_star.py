@@ -8,6 +8,7 @@ closed forms, sympy, a plain numpy nested Gauss–Legendre + scipy ``minimize_sc
 written here, and the template's kernels run as plain Python on a closed form.
 """
 
+import dataclasses
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from scipy.special import ndtr
 
 from asymptotics.activations import activation
 from asymptotics.errors import ConvergenceError, DegenerateWarning, ExpressionError, ParameterError
+from asymptotics.solvers import Status
 from asymptotics.theory.large_step import (
     TauStarConfig,
     tau_limits,
@@ -46,7 +48,7 @@ from asymptotics.theory.large_step import (
 )
 def test_reference_values(student, teacher, tau_ref, tau_digits_tol, kappa_ref, kappa_tol):
     r = tau_star(student, teacher)
-    assert r.status == "converged" and r.infimum_at == "interior" and r.attained and r.method == "compiled"
+    assert r.status is Status.CONVERGED and r.infimum_at == "interior" and r.attained and r.method == "compiled"
     assert abs(r.tau_star - tau_ref) <= tau_digits_tol, r
     assert abs(r.kappa_star - kappa_ref) <= kappa_tol, r
     # a minimum, with a converged stationarity condition and a small error estimate
@@ -98,7 +100,7 @@ def test_erf_closed_form_and_compiled_path():
     assert r.method == "closed-form" and r.kappa_star == math.sqrt(3) and r.tau_star == 0.0
     c = tau_star("erf", "erf", method="compiled")
     assert abs(c.kappa_star - math.sqrt(3)) < 1e-10 and c.tau_star < 1e-20
-    assert c.status == "converged" and c.infimum_at == "interior"
+    assert c.status is Status.CONVERGED and c.infimum_at == "interior"
     # input scales: κ* = b √(1 + 2a²)/a, τ* = 0
     a, b = 2.0, 0.7
     r = tau_star("erf", "erf", student_scale=a, teacher_scale=b)
@@ -205,7 +207,7 @@ def test_fit_constant_convention():
 def test_compiled_against_mpmath_smooth():
     c = tau_star("tanh", "tanh")
     m = tau_star("tanh", "tanh", method="mpmath", dps=16)
-    assert m.method == "mpmath" and m.status == "converged" and m.infimum_at == "interior"
+    assert m.method == "mpmath" and m.status is Status.CONVERGED and m.infimum_at == "interior"
     assert abs(m.kappa_star - c.kappa_star) <= 1e-12 * c.kappa_star
     assert abs(m.tau_star - c.tau_star) <= 10 * c.error + 1e-17
     assert m.error < 1e-16 and abs(m.derivative) < 1e-16
@@ -251,6 +253,20 @@ def test_grid_matches_scalar_and_expression_scaling():
     )
     rows = g.rows()
     assert len(rows) == 4 and {"tau_star", "kappa_star", "status", "infimum_at", "error"} <= set(rows[0])
+    # a point of the grid carries the Status member; its row shows the label
+    assert g.result((0, 0)).status is Status.CONVERGED and rows[0]["status"] == "converged"
+
+
+def test_result_status_is_the_one_status():
+    """A label or code given at construction becomes the :class:`Status` member; a row shows
+    its label; an unknown label is refused."""
+    r = tau_star("tanh", "tanh")
+    assert r.status is Status.CONVERGED and r.converged and r.as_dict()["status"] == "converged"
+    failed = dataclasses.replace(r, status="max_steps")
+    assert failed.status is Status.MAX_STEPS and not failed.converged and failed.as_dict()["status"] == "max_steps"
+    assert dataclasses.replace(r, status=4).status is Status.NO_STATIONARY
+    with pytest.raises(ValueError, match="not a Status label"):
+        dataclasses.replace(r, status="fine")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +275,7 @@ def test_grid_matches_scalar_and_expression_scaling():
 def test_no_finite_minimiser_plus_infinity():
     # σ = tanh, σ* = sign: E_ξ2 tanh(κξ1 + ξ2) → sign(ξ1) as κ → ∞, so τ decreases to 0, never reached
     r = tau_star("tanh", "sign(x)")
-    assert r.status == "converged" and r.infimum_at == "to_plus_infinity"
+    assert r.status is Status.CONVERGED and r.infimum_at == "to_plus_infinity"
     assert not r.attained and r.kappa_star == math.inf
     assert r.tau_star == pytest.approx(0.0, abs=1e-14)
     assert r.as_dict()["kappa_star"] is None and r.as_dict()["kappa_limit"] == "+inf"
@@ -271,7 +287,7 @@ def test_no_finite_minimiser_plus_infinity():
 
 def test_no_finite_minimiser_minus_infinity_and_limits():
     r = tau_star("tanh", "-sign(x)")
-    assert r.status == "converged" and r.infimum_at == "to_minus_infinity" and r.kappa_star == -math.inf
+    assert r.status is Status.CONVERGED and r.infimum_at == "to_minus_infinity" and r.kappa_star == -math.inf
     # τ(±∞) = E(σ*(ξ1) − sign(±ξ1))² exactly: 4 on the wrong side, 0 on the right one
     plus, minus = tau_limits("tanh", "-sign(x)")
     assert plus == pytest.approx(4.0, abs=1e-13) and minus == pytest.approx(0.0, abs=1e-13)
@@ -283,7 +299,7 @@ def test_minimiser_at_zero_is_degenerate():
     # odd student, even teacher (μ1* = 0): τ(κ) = E σ*² + E G² ≥ τ(0) = E He2² = 2
     with pytest.warns(DegenerateWarning, match="μ1"):
         r = tau_star("tanh", "he2")
-    assert r.status == "converged" and r.infimum_at == "zero" and r.kappa_star == 0.0 and r.attained
+    assert r.status is Status.CONVERGED and r.infimum_at == "zero" and r.kappa_star == 0.0 and r.attained
     assert abs(r.tau_star - 2.0) < 1e-13
     assert "does not move the neurons" in r.message
 
@@ -345,12 +361,12 @@ def test_even_student_odd_teacher_minimiser_is_zero(teacher, energy):
     # τ(κ) = E σ*² + E G(κξ1)² ≥ τ(0) = E σ*²: the closed form (E tanh² = 1 − μ1; E erf² = (2/π) arcsin(2/3))
     with pytest.warns(DegenerateWarning, match="μ1 = 0"):
         closed = tau_star("x**2", teacher)
-    assert closed.method == "closed-form" and closed.status == "converged" and closed.infimum_at == "zero"
+    assert closed.method == "closed-form" and closed.status is Status.CONVERGED and closed.infimum_at == "zero"
     assert closed.kappa_star == 0.0 and abs(closed.tau_star - energy) < 1e-14
     with pytest.warns(DegenerateWarning):
         compiled = tau_star("x**2", teacher, method="compiled")
         grid = tau_star_grid("x**2", teacher, student_scale=[0.5, 1.0, 2.0])
-    assert compiled.status == "converged" and compiled.kappa_star == 0.0
+    assert compiled.status is Status.CONVERGED and compiled.kappa_star == 0.0
     assert abs(compiled.tau_star - energy) <= 10 * compiled.error + 1e-14
     assert set(grid.status) == {"converged"} and set(grid.infimum_at) == {"zero"} and np.all(grid.kappa_star == 0)
     # the scale of an even student changes G but not the minimiser nor τ* = E σ*²
@@ -447,8 +463,6 @@ def test_kernel_template_inner_expectations_on_the_erf_closed_form(erf_template)
     assert abs(v0 - 2 / math.pi * math.asin(2 / 3)) < 1e-13 and abs(d10 + 2 * 4 / (3 * math.pi)) < 1e-13
     # Newton from a bracket lands on √3 with the status code of asymptotics.solvers.Status
     k, *_, status, _ = T.newton_bracket(1.5, 1.0, 2.5, *args, 1e-13, 100)
-    from asymptotics.solvers import Status
-
     assert status == Status.CONVERGED and abs(k - math.sqrt(3)) < 1e-10
     assert (T.NO_STATIONARY, T.AT_EDGE) == (Status.NO_STATIONARY, Status.AT_EDGE)
 
@@ -460,7 +474,7 @@ def test_even_student_flat_minimum_at_zero_for_a_teacher_with_an_even_part():
     teacher = "tanh(x) + x**4 - 6*x**2 + 3"
     with pytest.warns(DegenerateWarning):
         r = tau_star("x**2", teacher)
-    assert r.status == "converged" and r.infimum_at == "zero" and r.kappa_star == 0.0
+    assert r.status is Status.CONVERGED and r.infimum_at == "zero" and r.kappa_star == 0.0
     assert abs(r.tau_star - (0.394294490397841 + 24.0)) <= 10 * r.error + 1e-13
     assert r.kappa_error < 1e-3 and "flat minimum" in r.message
     v = tau_objective([0.1, 0.3], "x**2", teacher).value - r.tau_star

@@ -64,9 +64,7 @@ def _solve(s, t, a, b, center, fit_constant, method, dps, progress=None) -> list
         out = []
         for r in grid.results():
             if not r.converged:
-                from ..solvers import Status
-
-                out.append(ConvergenceError(r.message or Status[r.status.upper()].message, r))
+                out.append(ConvergenceError(r.message or r.status.message, r))
             else:
                 out.append(r)
         return out

@@ -69,7 +69,7 @@ def _tau_star(s_act, t_act) -> dict:
     except (ConvergenceError, ParameterError) as exc:
         return {"tau_star": None, "kappa_star": None, "tau_status": f"failed: {exc}", "tau_infimum_at": None}
     ks = r.kappa_star if math.isfinite(r.kappa_star) else None
-    return {"tau_star": r.tau_star, "kappa_star": ks, "tau_status": r.status, "tau_infimum_at": r.infimum_at}
+    return {"tau_star": r.tau_star, "kappa_star": ks, "tau_status": r.status.label, "tau_infimum_at": r.infimum_at}
 
 
 @dataclass(frozen=True)

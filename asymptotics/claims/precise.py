@@ -352,8 +352,8 @@ def tau_star_precise(params, student, teacher, dps: int = 30) -> dict:
         method="mpmath",
         dps=int(dps),
     )
-    if res.status != "converged":
-        raise ConvergenceError(f"τ* mpmath path: {res.status} ({res.message})")
+    if not res.converged:
+        raise ConvergenceError(f"τ* mpmath path: {res.status.label} ({res.message})")
     with mpmath.workdps(dps + 10):
         kappa, tau = mpmath.mpf(res.kappa_star), mpmath.mpf(res.tau_star)
         if res.infimum_at == "interior":

@@ -19,7 +19,7 @@ def data(ctx):
         fig.table.append({
             "student": s, "teacher": t, "tau_star": r.tau_star, "kappa_star": r.kappa_star, "kernel_bound": kb,
             "ten_tau_star": 10 * r.tau_star, "beats_every_kernel": bool(10 * r.tau_star < kb),
-            "status": r.status, "infimum_at": r.infimum_at, "method": r.method,
+            "status": r.status.label, "infimum_at": r.infimum_at, "method": r.method,
         })
     fig.caption = ("τ* = inf_κ E[(σ*(ξ1) − E_ξ2 σ(κξ1 + ξ2))²] for centred activations; kernel bound μ2*²; "
                    "after one large step the trained CK beats every kernel (for large ψ1) when 10τ* < μ2*².")

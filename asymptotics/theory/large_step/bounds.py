@@ -165,7 +165,7 @@ class LargeStepBounds:
             "teacher_scale": self.tau.teacher_scale,
             "tau_star": self.tau.tau_star,
             "kappa_star": self.tau.kappa_star if math.isfinite(self.tau.kappa_star) else None,
-            "status": self.tau.status,
+            "status": self.tau.status.label,
             "infimum_at": self.tau.infimum_at,
             "kernel_bound": self.kernel_bound,
             "ten_tau_star": self.ten_tau,

@@ -25,8 +25,8 @@ Conventions (the project's choices, documented):
   σ*(bx) (a, b ∈ [1e-3, 1e3], where the quadrature is trusted) without recompiling, for grids
   over activation scalings.
 
-Outcomes: ``status`` is the :class:`~asymptotics.solvers.Status` label of the computation
-(``"converged"``; a failure raises :class:`~asymptotics.errors.ConvergenceError`, or is kept in a grid
+Outcomes: ``status`` is the :class:`~asymptotics.solvers.Status` of the computation
+(``Status.CONVERGED``, label ``"converged"`` in rows; a failure raises :class:`~asymptotics.errors.ConvergenceError`, or is kept in a grid
 with ``on_failure="return"``), and ``infimum_at`` says where the infimum lies (:data:`INFIMUM_AT`):
 
 * ``"interior"``: a finite minimiser κ* ≠ 0 (τ'(κ*) = 0, τ''(κ*) > 0);
@@ -69,7 +69,7 @@ Three paths (``method``):
 ``"auto"`` (default) takes the closed form where one exists and the compiled path otherwise.
 
 >>> r = tau_star("tanh", "tanh")
->>> r.status, r.infimum_at, round(r.kappa_star, 5), f"{r.tau_star:.4e}"
+>>> r.status.label, r.infimum_at, round(r.kappa_star, 5), f"{r.tau_star:.4e}"
 ('converged', 'interior', 1.58827, '9.4527e-05')
 >>> r = tau_star("erf", "erf")
 >>> r.method, r.kappa_star == 3 ** 0.5, r.tau_star

@@ -103,7 +103,7 @@ def tau_star(
         config: :class:`TauStarConfig` of the compiled path.
 
     Returns:
-        :class:`TauStarResult` (``status`` ``"converged"``; ``infimum_at`` says where the infimum
+        :class:`TauStarResult` (``status`` ``Status.CONVERGED``; ``infimum_at`` says where the infimum
         is). Raises :class:`~asymptotics.errors.ConvergenceError` when the compiled path cannot
         meet its tolerance, :class:`~asymptotics.errors.ParameterError` on bad input,
         :class:`~asymptotics.errors.ExpressionError` for ``method="closed"`` without a closed form.
@@ -112,7 +112,7 @@ def tau_star(
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")      # μ1(x²) = 0: a DegenerateWarning
     ...     r = tau_star("x**2", "tanh")        # even σ, odd σ*: κ* = 0 by symmetry, τ* = E tanh²
-    >>> r.status, r.infimum_at, r.kappa_star, f"{r.tau_star:.12f}"
+    >>> r.status.label, r.infimum_at, r.kappa_star, f"{r.tau_star:.12f}"
     ('converged', 'zero', 0.0, '0.394294490398')
     """
     if method not in METHODS:

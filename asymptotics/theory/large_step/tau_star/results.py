@@ -3,9 +3,9 @@ and the objective itself (:class:`TauObjective`).
 
 Two fields say how an answer came about, and they answer different questions:
 
-* ``status`` — did the computation succeed? A label of :class:`asymptotics.solvers.Status`
-  (``"converged"``, ``"max_steps"``, ``"nonfinite"``, ``"no_stationary"``, ``"at_edge"``,
-  ``"unresolved"``), the one status vocabulary of the package;
+* ``status`` — did the computation succeed? A member of :class:`asymptotics.solvers.Status`
+  (``CONVERGED``, ``MAX_STEPS``, ``NONFINITE``, ``NO_STATIONARY``, ``AT_EDGE``, ``UNRESOLVED``),
+  the one status vocabulary of the package; rows (:meth:`TauStarResult.as_dict`) show its label;
 * ``infimum_at`` — where is the infimum inf_κ τ(κ)? One of :data:`INFIMUM_AT`: ``"interior"`` (a
   finite minimiser κ* ≠ 0), ``"zero"`` (κ* = 0), ``"to_plus_infinity"`` / ``"to_minus_infinity"``
   (no finite minimiser: the infimum is the limit κ → ±∞), or ``"undetermined"`` when the status is
@@ -30,7 +30,21 @@ ATTAINED = ("interior", "zero")
 #: The values of ``infimum_at`` for which it is a limit κ → ±∞.
 LIMITS = ("to_plus_infinity", "to_minus_infinity")
 
-CONVERGED = Status.CONVERGED.label
+#: The label a :class:`TauStarGrid`'s ``status`` array holds where the computation succeeded.
+CONVERGED_LABEL = Status.CONVERGED.label
+
+
+def _as_status(status) -> Status:
+    """``status`` as a :class:`Status` member: a member, its integer code or its label
+    (``"converged"``)."""
+    if isinstance(status, Status):
+        return status
+    if isinstance(status, str):
+        try:
+            return Status[status.upper()]
+        except KeyError:
+            raise ValueError(f"not a Status label: {status!r}") from None
+    return Status(int(status))
 
 
 @dataclass(frozen=True)
@@ -41,8 +55,9 @@ class TauStarResult:
         tau_star: the infimum inf_κ τ(κ) (≥ 0).
         kappa_star: the minimiser; ``0.0`` when ``infimum_at`` is ``"zero"``; ``±inf`` when not
             attained.
-        status: the :class:`~asymptotics.solvers.Status` label of the computation
-            (``"converged"``; otherwise only in a grid computed with ``on_failure="return"``).
+        status: the :class:`~asymptotics.solvers.Status` of the computation (``CONVERGED``;
+            otherwise only in a grid computed with ``on_failure="return"``); a label
+            (``"converged"``) or integer code given at construction becomes the member.
         infimum_at: where the infimum lies, one of :data:`INFIMUM_AT`.
         attained: whether the infimum is attained at a finite κ.
         iterations: Newton/bisection iterations of the last solve (Newton steps for mpmath).
@@ -64,7 +79,7 @@ class TauStarResult:
 
     tau_star: float
     kappa_star: float
-    status: str
+    status: Status
     infimum_at: str
     attained: bool
     iterations: int
@@ -82,10 +97,13 @@ class TauStarResult:
     fit_constant: bool = False
     message: str = ""
 
+    def __post_init__(self):
+        object.__setattr__(self, "status", _as_status(self.status))
+
     @property
     def converged(self) -> bool:
-        """Whether the computation succeeded (``status == "converged"``)."""
-        return self.status == CONVERGED
+        """Whether the computation succeeded (``status`` is ``Status.CONVERGED``)."""
+        return self.status == Status.CONVERGED
 
     def as_dict(self) -> dict:
         """A JSON-friendly dictionary (``kappa_star`` is ``None`` when not attained; ``kappa_limit``
@@ -99,7 +117,7 @@ class TauStarResult:
             "tau_star": self.tau_star,
             "kappa_star": self.kappa_star if math.isfinite(self.kappa_star) else None,
             "kappa_limit": limit,
-            "status": self.status,
+            "status": self.status.label,
             "infimum_at": self.infimum_at,
             "attained": self.attained,
             "error": self.error,
@@ -152,7 +170,7 @@ class TauStarGrid:
     @property
     def converged(self) -> np.ndarray:
         """Boolean array: where the computation succeeded."""
-        return self.status == CONVERGED
+        return self.status == CONVERGED_LABEL
 
     def result(self, index) -> TauStarResult:
         """The :class:`TauStarResult` at ``index`` (an index into the grid's shape)."""
@@ -161,7 +179,7 @@ class TauStarGrid:
         return TauStarResult(
             tau_star=float(self.tau_star[index]),
             kappa_star=float(self.kappa_star[index]),
-            status=str(self.status[index]),
+            status=Status[str(self.status[index]).upper()],
             infimum_at=where,
             attained=where in ATTAINED,
             iterations=int(self.iterations[index]),
