@@ -12,11 +12,17 @@ Independent references:
 
 import math
 
+import numpy as np
 import pytest
 
 from asymptotics.api.srf import spiked_rf
-from asymptotics.errors import ParameterError
-from asymptotics.theory.spiked_rf.network_map import network_form_matrix, network_one_step
+from asymptotics.errors import ConvergenceError, ParameterError
+from asymptotics.theory.spiked_rf.network_map import (
+    EQUATIONS_TOL,
+    network_form_matrix,
+    network_one_step,
+    solve_network_srf,
+)
 from asymptotics.theory.spiked_rf.self_term import one_step_self_term
 from asymptotics.theory.spiked_rf.structured_map import structured_one_step
 
@@ -42,6 +48,25 @@ def test_no_structured_excess_is_the_self_term_map(teacher, lam):
     assert net.train_error == pytest.approx(ref.train_error, rel=2e-5)
     assert net.test_error_structured == pytest.approx(ref.test_error_without, rel=2e-5)
     assert abs(net.test_error / net.test_error_structured - 1) > 0.03     # the self term is not negligible there
+
+
+def test_equations_are_checked_after_their_solve():
+    """The mean and variance equations, put back in after their linear solves, hold to the rounding
+    level at a well-posed point (far inside EQUATIONS_TOL); a tolerance no float64 solve can meet is
+    refused with a ConvergenceError naming the violation and the tolerance."""
+    from asymptotics.activations import resolve_activation
+    from asymptotics.theory.spiked_rf import channel_model, cui_to_srf
+    from asymptotics.theory.spiked_rf.structured_map import structured_bulk
+
+    s_act = resolve_activation("tanh")
+    model = channel_model(cui_to_srf(5.0, 1.0, s_act, "tanh"), s_act, "tanh", 0.0)
+    bulk = structured_bulk(5.0, 1.0, s_act, "tanh", 1.0)
+    eps = 0.1 * np.ones_like(model.rule.nodes)
+    ok = solve_network_srf(model, bulk, 3.0, 0.01, eps)
+    assert EQUATIONS_TOL == 1e-8 and math.isfinite(ok["test_error"]) and ok["residual"] < 1e-7
+    with pytest.raises(ConvergenceError, match=r"network map: the mean and variance equations are violated by .* "
+                                               r"\(tolerance 1e-30\)"):
+        solve_network_srf(model, bulk, 3.0, 0.01, eps, equations_tol=1e-30)
 
 
 def test_self_direction_forms():

@@ -52,6 +52,7 @@ from .fixed_point import solve_spiked_rf
 from .mapping import cui_to_srf
 from .self_term import self_term_coefficient, self_term_mean_function
 from .structured_map import (
+    MapSolutionRow,
     StructuredBulk,
     require_odd_student,
     structured_bulk,
@@ -60,7 +61,12 @@ from .structured_map import (
 )
 
 __all__ = ["NetworkMapSolution", "network_mean_function", "network_form_matrix", "solve_network_srf",
-           "network_one_step"]
+           "network_one_step", "EQUATIONS_TOL"]
+
+#: The largest violation of the mean and variance equations accepted after their linear solves, relative
+#: to max(1, |unknowns|): float64 solves of these 3×3 and 2×2 systems leave ≈ 10⁻¹⁶ (10⁻¹¹ where the
+#: form matrix is nearly singular, κ_c ≈ 10⁻⁶); more means the solve did not solve them.
+EQUATIONS_TOL = 1e-8
 
 
 def network_mean_function(model: channel.ChannelModel, k: float, student) -> tuple[np.ndarray, float]:
@@ -129,9 +135,20 @@ def _prior_point(model, bulk: StructuredBulk, alpha: float, lam: float, tol: flo
                 dD=dD, dV=dV, dif_err=dif_err, ratio=alpha / bulk.beta, beta=bulk.beta, alpha=alpha)
 
 
-def _assemble(model, pp: dict, eps: np.ndarray) -> dict:
+def _check_equations(violation: float, equations_tol: float, alpha: float, res) -> None:
+    """Refuse an assembly whose mean and variance equations, put back in after their linear solves, are
+    violated by more than ``equations_tol`` (each violation relative to max(1, |unknowns|); a well-posed
+    point gives ≈ 10⁻¹⁶, 10⁻¹¹ at κ_c ≈ 10⁻⁶): a :class:`~asymptotics.errors.ConvergenceError` naming
+    the violation and the tolerance."""
+    if not violation <= equations_tol:
+        raise ConvergenceError(f"network map: the mean and variance equations are violated by {violation:.3g} "
+                               f"after their solve at α = {alpha:g} (tolerance {equations_tol:g})", res)
+
+
+def _assemble(model, pp: dict, eps: np.ndarray, equations_tol: float) -> dict:
     """Means, variances and errors of the network map at a solved prior point ``pp`` with the self-term
-    mean function ``eps`` on the κ nodes (module docstring)."""
+    mean function ``eps`` on the κ nodes (module docstring); the equations are checked after their
+    solves (:func:`_check_equations`)."""
     rule, beta, ratio, V, what, res = model.rule, pp["beta"], pp["ratio"], pp["V"], pp["what"], pp["res"]
     mu0, mu1, mu2 = model.mu0[0], model.mu1[0], model.mu2_sq[0]
     tr, dD, dV = pp["traces"], pp["dD"], pp["dV"]
@@ -167,6 +184,7 @@ def _assemble(model, pp: dict, eps: np.ndarray) -> dict:
     chk = T3 @ np.array([ratio * rule.expect(F[1] * (model.h - omega) / (1.0 + V)),
                          ratio * rule.expect(eps * (model.h - omega) / (1.0 + V)), psih])
     resid.append(float(np.abs(chk[:2] - [t, t0]).max()) / max(1.0, abs(t), abs(t0)))
+    _check_equations(max(resid), equations_tol, pp["alpha"], res)
     eg, et = channel.generalisation_error(rule, E), channel.training_error(rule, E, V)
     if not (math.isfinite(eg) and math.isfinite(et)) or eg < -1e-12:
         raise ConvergenceError("network map: non-finite or negative error at the solution", res)
@@ -177,18 +195,20 @@ def _assemble(model, pp: dict, eps: np.ndarray) -> dict:
 
 
 def solve_network_srf(model: channel.ChannelModel, bulk: StructuredBulk, alpha: float, lam: float, eps, *,
-                      tol: float = 1e-11) -> list[dict]:
+                      tol: float = 1e-11, equations_tol: float = EQUATIONS_TOL) -> list[dict]:
     r"""The K = 1 sRF fixed point of the network map: structured prior, self-term mean function ε(κ)
     on the κ nodes. ``eps``: one array or a list of arrays (zeros give the structured map); the responses
-    and the prior are solved once for all. Returns one dict of order parameters per array."""
+    and the prior are solved once for all. Returns one dict of order parameters per array.
+    ``equations_tol``: the largest relative violation of the mean and variance equations accepted after
+    their linear solves (a larger one is a :class:`~asymptotics.errors.ConvergenceError`)."""
     pp = _prior_point(model, bulk, alpha, lam, tol)
     many = isinstance(eps, (list, tuple))
-    out = [_assemble(model, pp, np.asarray(e, float)) for e in (eps if many else [eps])]
+    out = [_assemble(model, pp, np.asarray(e, float), equations_tol) for e in (eps if many else [eps])]
     return out if many else out[0]
 
 
 @dataclass(frozen=True)
-class NetworkMapSolution:
+class NetworkMapSolution(MapSolutionRow):
     r"""One-step network theory through the network map (structured bulk + self term), beside the
     structured map (k = 0) and the isotropic map of Cui et al.
 
@@ -244,12 +264,6 @@ class NetworkMapSolution:
     def relative_modelling_error(self) -> float:
         """isotropic/network − 1: the error of the isotropic map taking the network map as reference."""
         return self.test_error_isotropic / self.test_error - 1.0
-
-    def as_dict(self) -> dict:
-        row = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "status"}
-        row["status"] = self.status.label
-        row["relative_modelling_error"] = self.relative_modelling_error
-        return row
 
 
 def network_one_step(alpha: float, alpha0: float, beta: float, eta_tilde: float, lam: float, student, teacher, *,

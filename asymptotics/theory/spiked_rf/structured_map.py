@@ -72,6 +72,7 @@ __all__ = [
     "resolvent_quadratic_forms",
     "structured_prior_traces",
     "structured_second_order",
+    "MapSolutionRow",
     "StructuredMapSolution",
     "solve_structured_srf",
     "structured_one_step",
@@ -236,8 +237,22 @@ def structured_second_order(bulk: StructuredBulk, D: float, V1hat: float, rel: f
 
 # ---- the readout fixed point with the structured prior (K = 1) -------------------------------------
 
+class MapSolutionRow:
+    """The row of a map's solution dataclass (:class:`StructuredMapSolution`, the network map's
+    :class:`~.network_map.NetworkMapSolution`): every field, ``status`` as its
+    :class:`~asymptotics.solvers.Status` label, and the ``relative_modelling_error`` it defines."""
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict:
+        row = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "status"}
+        row["status"] = self.status.label
+        row["relative_modelling_error"] = self.relative_modelling_error
+        return row
+
+
 @dataclass(frozen=True)
-class StructuredMapSolution:
+class StructuredMapSolution(MapSolutionRow):
     r"""One-step network theory through the structured-bulk map, beside the isotropic map.
 
     Attributes:
@@ -279,12 +294,6 @@ class StructuredMapSolution:
     def relative_modelling_error(self) -> float:
         """structured/isotropic − 1: the modelling error of the isotropic surrogate."""
         return self.test_error / self.test_error_isotropic - 1.0
-
-    def as_dict(self) -> dict:
-        row = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "status"}
-        row["status"] = self.status.label
-        row["relative_modelling_error"] = self.relative_modelling_error
-        return row
 
 
 def solve_structured_srf(model: channel.ChannelModel, bulk: StructuredBulk, alpha: float, lam: float, *,
