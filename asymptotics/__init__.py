@@ -14,7 +14,8 @@ output columns (:mod:`asymptotics.api`; ``docs/api/index.md``):
   :func:`spectrum` (the eigenvalue spectrum of the learned weights or conjugate kernel);
 * :func:`activation` (an activation with its Gaussian constants), :func:`simulate` (the
   Monte-Carlo ground truth), :func:`validate` (theory against simulation), :func:`sweep`
-  (resumable sweeps on a cluster).
+  (resumable sweeps on a cluster), :func:`check` (a claim checked numerically: the claims
+  package, :mod:`asymptotics.claims.public`).
 
 Each returns a :class:`Result` that a notebook shows as a table (``to_frame()``, ``plot()``).
 
@@ -31,11 +32,15 @@ from .api import FUNCTIONS as _API
 from .errors import AsymptoticsError, ConvergenceError, ExpressionError, ParameterError
 
 _ACTIVATIONS = ("Activation", "dual_kernel")
-__all__ = ["__version__", *_API, "Result", "Status", *_ACTIVATIONS]
+__all__ = ["__version__", *_API, "check", "Result", "Status", *_ACTIVATIONS]
 __all__ += ["AsymptoticsError", "ConvergenceError", "ExpressionError", "ParameterError"]
 
 
 def __getattr__(name):
+    if name == "check":  # asy.check lives with the claims it checks (claims -> api, never back)
+        from .claims.public import check
+
+        return check
     if name in _API:
         from . import api
 

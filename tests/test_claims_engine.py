@@ -176,6 +176,17 @@ def test_bad_input_is_one_line(kwargs, message):
 
 
 # ---- (e) command line and API ---------------------------------------------------------------------------
+def test_unknown_paper_names_the_option_as_spelled(capsys):
+    """``--paper nope`` on the command line, ``paper`` in Python: one line with the value and the papers."""
+    from asymptotics.cli.app import main
+
+    assert main(["check", "--paper", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: invalid --paper='nope': --paper must be one of ba2022, cui2024", err
+    with pytest.raises(ParameterError, match=r"^invalid paper='nope': paper must be one of ba2022, cui2024$"):
+        asy.check(paper="nope")
+
+
 def test_cli_and_api_agree(tmp_path):
     from typer.testing import CliRunner
 

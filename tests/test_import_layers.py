@@ -39,11 +39,6 @@ KNOWN_EDGES = {
         "calls them on the Derivation: the methods go when it calls solvers.expression_values itself "
         "(cycle symbolic -> solvers -> codegen -> symbolic)"
     ),
-    ("asymptotics.claims", "asymptotics.api"): (
-        "claims evaluates API functions (claims/catalogue/common.py, claims/evaluate.py, claims/confirm.py "
-        "import asymptotics.api) while asymptotics/api/claims.py imports the claims package for asy.check "
-        "(subpackage cycle api <-> claims); one direction must go"
-    ),
 }
 
 

@@ -17,8 +17,10 @@ function               command                                     module
 ``validate``           ``asymptotics validate``                    :mod:`.validation`
 ``spectrum``           ``asymptotics theory spectrum``             :mod:`.spectra`
 ``sweep``              ``asymptotics sweep CONFIG``                :mod:`.sweeps`
-``check``              ``asymptotics check``                       :mod:`.claims`
 =====================  ==========================================  ====================================
+
+``asymptotics check`` is :func:`asymptotics.check` (:mod:`asymptotics.claims.public`): the claims
+package evaluates the functions above, so it sits after this package, never imported by it.
 
 Conventions shared by every function:
 
@@ -59,7 +61,6 @@ FUNCTIONS = {
     "validate": "validation",
     "spectrum": "spectra",
     "sweep": "sweeps",
-    "check": "claims",
 }
 _OTHERS = {"SweepRun": "sweeps", "ON_FAILURE": "errors"}
 

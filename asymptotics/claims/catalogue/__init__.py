@@ -34,9 +34,11 @@ PAPERS: dict[str, Callable[[], tuple]] = _load()
 
 
 def paper_claims(name: str) -> tuple:
-    """The claims of paper ``name`` (a ParameterError naming the known papers otherwise)."""
+    """The claims of paper ``name`` (a ParameterError naming the known papers otherwise, and the
+    option as the caller spelled it: ``paper`` in Python, ``--paper`` on the command line)."""
+    from ...api.errors import option
     from ...errors import ParameterError
 
     if name not in PAPERS:
-        raise ParameterError("paper", name, "one of " + (", ".join(PAPERS) or "(none installed)"))
+        raise ParameterError(option("paper"), name, "one of " + (", ".join(PAPERS) or "(none installed)"))
     return tuple(PAPERS[name]())

@@ -1,6 +1,6 @@
 """``asymptotics check``: verify a claim numerically — a statement over a theory function's columns,
 searched for counterexamples over a domain — or the papers' catalogue (a thin wrapper over
-``asy.check``, :mod:`asymptotics.api.claims`; ``docs/api/claims.md``)."""
+``asy.check``, :mod:`asymptotics.claims.public`; ``docs/api/claims.md``)."""
 
 from __future__ import annotations
 
@@ -41,14 +41,14 @@ def check_command(
     verdict (holds / violated / undecided / unresolved points), points, the minimal relative
     margin and where (at_*), the value and its high-precision value, the network's z with
     --confirm. Exit status 1 when a claim's verdict contradicts its paper (a finding)."""
-    from ...api import claims as api
+    from ...claims.public import check
 
     fmt, out = output["fmt"], output["out"]
     if store is not None and not no_store:
         from ...atomic import output_dir
 
         output_dir(store, "--store")  # before any sampling: created and writable, or one line
-    result = compute(api.check, fmt, out, quantity=quantity, claim=claim, over=over, fixed=fixed,
+    result = compute(check, fmt, out, quantity=quantity, claim=claim, over=over, fixed=fixed,
                      student=student or ["tanh"], teacher=teacher or ["tanh"], samples=samples, search=search,
                      confirm=confirm, paper=paper, seed=seed, scheduler=scheduler,
                      store=False if no_store else store, tolerance=tolerance)

@@ -1,6 +1,9 @@
 r"""``asy.check``: verify a claim numerically — a statement over a theory function's columns,
 searched for counterexamples over a domain (``asymptotics check``; ``docs/api/claims.md``).
 
+It lives in the claims package, which evaluates the API functions (:mod:`.evaluate`), so the
+dependency runs one way, claims → api; ``asymptotics.check`` exposes it.
+
 >>> import asymptotics as asy
 >>> r = asy.check(quantity="alignment", claim="overlap_beta <= 1", over={"psi1": "log:0.5:20", "eta": "0:10"},
 ...               fixed={"psi2": 1.5}, samples=64, search=False, store=False)
@@ -13,10 +16,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping
 
+from ..api.checks import checked
+from ..api.errors import option
 from ..errors import ParameterError
 from ..results import Result
-from .checks import checked
-from .errors import option
 
 __all__ = ["check", "parse_assignments"]
 
@@ -62,8 +65,8 @@ def _names(value, name: str) -> list[str]:
 
 
 def _user_claim(quantity, claim, over, fixed, student, teacher, tolerance, name, source):
-    from ..claims import QUANTITIES, Claim, Domain
-    from ..claims.precise import PRECISE_ROUTES
+    from .claim import QUANTITIES, Claim, Domain
+    from .precise import PRECISE_ROUTES
 
     if quantity is None:
         raise ParameterError(option("quantity"), quantity, "one of " + ", ".join(QUANTITIES), "with --claim")
@@ -113,10 +116,10 @@ def check(*, quantity: str | None = None, claim: str | Callable | object = None,
         expected, finding, points, unresolved, undecided, min_relative_margin, at_<name>…, value,
         precise_value, precise_digits, confirm_z, confirm_verdict, confirm_seeds, seconds, note``.
     """
-    from ..claims import Claim
-    from ..claims.catalogue import paper_claims
-    from ..claims.run import check as run_check
-    from ..claims.table import verdicts_result
+    from .catalogue import paper_claims
+    from .claim import Claim
+    from .run import check as run_check
+    from .table import verdicts_result
 
     claims: list = []
     if isinstance(claim, Claim):
