@@ -74,7 +74,8 @@ def test_system_template_statuses_and_grid():
 
 
 def test_newton_map_template_iterated_by_the_fixed_point_solver():
-    """F = (g0² − p0, g0 g1 − p1): g0 = √p0, g1 = p1/√p0 over a wide range of scales."""
+    """F = (g0² − p0 − s, g0 g1 − p1): g0 = √p0, g1 = p1/√p0 over a wide range of scales, and the
+    tangent dg0/ds = 1/(2√p0) of the template's 2×2 solve."""
     p0 = np.geomspace(1e-6, 1e6, 50)
     p1 = np.geomspace(1e3, 1e-3, 50)
     P = np.column_stack([p0, p1])
@@ -86,6 +87,7 @@ def test_newton_map_template_iterated_by_the_fixed_point_solver():
     np.testing.assert_allclose(g[1], p1 / np.sqrt(p0), rtol=1e-13)
     Y, R = nm.finish(sol.value, P)
     np.testing.assert_allclose(Y[:, 0], p1, rtol=1e-13)
+    np.testing.assert_allclose(Y[:, 1], 0.5 / np.sqrt(p0), rtol=1e-13)
     assert np.all(R <= 1e-14)
     far = nm.newton_map(np.full((2, 1), 50.0), P[:1])  # clipped steps keep the iterate finite
     assert np.all(np.abs(far - 50.0) <= nm.CLIP)

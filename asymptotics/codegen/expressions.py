@@ -1,24 +1,34 @@
-r"""Rendering sympy expressions into the bodies of compiled functions (one renderer for all).
+r"""Statements of generated functions, built as ``sympy.codegen.ast`` nodes and printed by the one printer.
 
-:func:`array_function` renders the plain-Python function ``def name(args): …; return out``
-(compiled by the template it is rendered into) where ``out`` is a 1-D or 2-D array whose entries
-are the given expressions, after the arguments are unpacked into named locals and common
-subexpressions are shared (``sympy.cse``); :func:`cse_lines` is the shared step, also used by the
-elementwise Newton map (:mod:`asymptotics.codegen.newton_map`).
-:func:`equation_terms` and :func:`scale_function` give the size of each equation's terms,
-s_i = Σ_k |t_ik| over the terms of F_i = Σ_k t_ik (the arguments of the prepared ``Add``), that
-the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers` uses.
+Every function printed into a template's placeholders is a
+:class:`sympy.codegen.ast.FunctionDefinition` whose body is a :class:`~sympy.codegen.ast.CodeBlock`
+of :class:`~sympy.codegen.ast.Assignment` nodes — the arguments unpacked into named locals
+(:func:`unpack`), the common subexpressions shared by ``sympy.cse`` (:func:`cse_assignments`), the
+results — and a :class:`~sympy.codegen.ast.Return`, printed as a whole by
+:class:`~asymptotics.rendering.printing.NumbaExprPrinter` (:func:`function_source`). No line of
+generated code is assembled from strings.
+
+* :func:`constants` — the module's constants (``UNKNOWNS = ('g11', 'g22')``, …);
+* :func:`tuple_function` — ``def name(args): …; return (e_0, e_1, …)`` (scalar results; route C's
+  per-point functions, :mod:`asymptotics.codegen.newton_map`);
+* :func:`store_function` — ``def name(args): …; Y[i, k] = e_k`` (results written into an array row);
+* :func:`array_function` — ``def name(args): …; out = numpy.zeros(…); out[k] = e_k; return out``
+  (the lowered systems, :mod:`asymptotics.codegen.systems`);
+* :func:`equation_terms`, :func:`scale_function` — the size of each equation's terms,
+  s_i = Σ_k |t_ik| over the terms of F_i = Σ_k t_ik (the arguments of the prepared ``Add``), that
+  the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers` uses; the sum is
+  accumulated left to right (:func:`size_statements`).
 
 >>> import sympy as sp
 >>> from asymptotics.rendering.printing import NumbaExprPrinter
 >>> x, a = sp.symbols("x a")
 >>> pr = NumbaExprPrinter({x: "x_x", a: "p_a"})
->>> print("\n".join(array_function("residual", "x, p", ["    x_x = x[0]", "    p_a = p[0]"],
+>>> print("\n".join(array_function("residual", "x, p", unpack({x: ("x", 0), a: ("p", 0)}),
 ...                                [x**2 - a], pr, "r", "x.dtype")))
 def residual(x, p):
     x_x = x[0]
     p_a = p[0]
-    out = np.zeros(1, dtype=x.dtype)
+    out = numpy.zeros(1, x.dtype)
     out[0] = -p_a + x_x**2
     return out
 >>> sorted(map(str, equation_terms(x**2 - a))), sorted(map(str, equation_terms(2**40 * (x - a))))
@@ -27,46 +37,116 @@ def residual(x, p):
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
+
 import sympy as sp
+from sympy.codegen.ast import (
+    AddAugmentedAssignment,
+    Assignment,
+    CodeBlock,
+    FunctionCall,
+    FunctionDefinition,
+    Return,
+    String,
+    Variable,
+    none,
+)
 
-from ..rendering.printing import prepare
+from ..rendering.printing import Identifier, prepare
 
-__all__ = ["cse_lines", "array_function", "equation_terms", "scale_function"]
+__all__ = ["array", "unpack", "constants", "cse_assignments", "function_source", "tuple_function", "store_function",
+           "array_function", "size_statements", "equation_terms", "scale_function"]
 
 
-def cse_lines(exprs, printer, tag: str, indent: str = "    "):
-    """``(lines, printed)``: assignments of the common subexpressions of ``exprs`` (named
-    ``_<tag>0, _<tag>1, …`` and registered with ``printer``) and the printed reduced expressions."""
+def array(name: str, ndim: int = 1) -> sp.IndexedBase:
+    """An array of the generated code (an argument such as ``x``, ``P``, ``Y`` or the result
+    ``out``); ``name[k]`` / ``name[i, k]`` index it."""
+    return sp.IndexedBase(Identifier(name), shape=tuple(Identifier(f"{name}_n{d}") for d in range(ndim)))
+
+
+def unpack(positions: Mapping) -> list[Assignment]:
+    """``symbol = array[k…]`` for each ``symbol → (array name, k, …)``: the arguments unpacked into
+    the named locals the expressions are printed with (``"i"`` in a position is the grid index)."""
+    out = []
+    for sym, (name, *index) in positions.items():
+        index = [Identifier(k) if isinstance(k, str) else k for k in index]
+        out.append(Assignment(sym, array(name, len(index))[tuple(index)]))
+    return out
+
+
+def constants(printer, values: Mapping) -> str:
+    """Module constants ``NAME = value`` (Python data — names, counts — printed as its ``repr``)."""
+    return printer.doprint(CodeBlock(*(Assignment(Identifier(k), String(repr(v))) for k, v in values.items())))
+
+
+def _legacy_unpack(lines) -> list[Assignment]:
+    """Unpack statements given as text lines ``"    name = array[k]"`` (the older calling form)."""
+    out = []
+    for line in lines:
+        if isinstance(line, Assignment):
+            out.append(line)
+            continue
+        m = re.fullmatch(r"\s*(\w+) = (\w+)\[(\d+)\]\s*", line)
+        if m is None:
+            raise ValueError(f"an unpack statement must be 'name = array[k]', got {line!r}")
+        out.append(Assignment(Identifier(m[1]), array(m[2])[int(m[3])]))
+    return out
+
+
+def cse_assignments(exprs, tag: str) -> tuple[list[Assignment], list[sp.Expr]]:
+    """``(assignments, reduced)``: the common subexpressions of ``exprs`` as assignments to
+    ``_<tag>0, _<tag>1, …`` (``sympy.cse``, basic optimisations) and the reduced expressions."""
     repl, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols(f"_{tag}"), optimizations="basic")
-    lines = []
-    for s_, e in repl:
-        printer._names[s_] = str(s_)
-        lines.append(f"{indent}{s_} = {printer.doprint(e)}")
-    return lines, [printer.doprint(e) for e in reduced]
+    return [Assignment(s, e) for s, e in repl], list(reduced)
 
 
-def array_function(name, args, unpack, exprs, printer, tag, dtype, shape=None):
-    """Source lines of a function returning an array of the given expressions.
+def _arguments(args) -> list[Variable]:
+    if isinstance(args, str):
+        args = [a.strip() for a in args.split(",")]
+    return [Variable(Identifier(a) if isinstance(a, str) else a) for a in args]
+
+
+def function_source(name: str, args, body: Sequence, printer) -> str:
+    """``def name(args): body`` printed by ``printer``; ``args`` are names (a list, or one string
+    ``"x, p"``) or symbols (printed by the printer's symbol map)."""
+    return printer.doprint(FunctionDefinition(none, name, _arguments(args), CodeBlock(*body)))
+
+
+def tuple_function(name: str, args, unpacked: Sequence, exprs, printer, tag: str) -> str:
+    """``def name(args)`` → the tuple of ``exprs`` (scalars), after ``unpacked`` and the shared
+    subexpressions."""
+    pre, reduced = cse_assignments(exprs, tag)
+    return function_source(name, args, [*unpacked, *pre, Return(sp.Tuple(*reduced))], printer)
+
+
+def store_function(name: str, args, unpacked: Sequence, exprs, printer, tag: str, target: str = "Y") -> str:
+    """``def name(args)`` writing ``exprs`` into row ``i`` of ``target`` (``Y[i, k] = e_k``)."""
+    pre, reduced = cse_assignments(exprs, tag)
+    Y, i = array(target, 2), Identifier("i")
+    return function_source(name, args, [*unpacked, *pre, *(Assignment(Y[i, k], e) for k, e in enumerate(reduced))],
+                           printer)
+
+
+def array_function(name, args, unpacked, exprs, printer, tag, dtype, shape=None):
+    """Source lines of the function ``name(args)`` returning an array of the given expressions.
 
     ``exprs`` is a list (a 1-D result of that length) or, with ``shape = (m, n)``, a list of
-    ``((i, j), expr)`` pairs (a 2-D result); zero entries are left to ``np.zeros``. ``unpack`` are
-    the body's first lines (arguments → named locals); ``dtype`` the result's dtype expression.
+    ``((i, j), expr)`` pairs (a 2-D result); zero entries are left to ``numpy.zeros``.
+    ``unpacked`` are the body's first statements (:func:`unpack`; text lines ``"name = x[k]"``
+    are accepted too); ``dtype`` the result's dtype expression (``"x.dtype"``).
     """
-    lines = [f"def {name}({args}):", *unpack]
-    if shape is None:
-        if not exprs:
-            return [*lines, f"    return np.zeros(0, dtype={dtype})"]
-        pre, printed = cse_lines(exprs, printer, tag)
-        lines += pre
-        lines.append(f"    out = np.zeros({len(exprs)}, dtype={dtype})")
-        lines += [f"    out[{i}] = {s}" for i, (e, s) in enumerate(zip(exprs, printed, strict=True)) if e != 0]
-    else:
-        pre, printed = cse_lines([e for _, e in exprs], printer, tag)
-        lines += pre
-        lines.append(f"    out = np.zeros(({shape[0]}, {shape[1]}), dtype={dtype})")
-        lines += [f"    out[{i}, {j}] = {s}" for ((i, j), e), s in zip(exprs, printed, strict=True) if e != 0]
-    lines.append("    return out")
-    return lines
+    unpacked = _legacy_unpack(unpacked)
+    dims = (len(exprs),) if shape is None else tuple(shape)
+    alloc = FunctionCall("numpy.zeros", [sp.Tuple(*dims) if shape is not None else dims[0], Identifier(dtype)])
+    if not exprs:
+        return function_source(name, args, [*unpacked, Return(alloc)], printer).splitlines()
+    pairs = list(enumerate(exprs)) if shape is None else list(exprs)
+    pre, reduced = cse_assignments([e for _, e in pairs], tag)
+    out = array("out", len(dims))
+    stores = [Assignment(out[k], r) for (k, e), r in zip(pairs, reduced, strict=True) if e != 0]
+    body = [*unpacked, *pre, Assignment(Identifier("out"), alloc), *stores, Return(Identifier("out"))]
+    return function_source(name, args, body, printer).splitlines()
 
 
 def equation_terms(expr, prepared: bool = False) -> tuple:
@@ -86,17 +166,25 @@ def equation_terms(expr, prepared: bool = False) -> tuple:
     return tuple(out)
 
 
-def scale_function(name, args, unpack, equations, printer, tag="s", prepared=False):
+def size_statements(targets, equations, tag: str = "s", prepared: bool = False) -> list:
+    """Statements setting each of ``targets`` to s_i = |t_i0| + |t_i1| + … (the terms of equation
+    i, :func:`equation_terms`), summed left to right, the terms' subexpressions shared."""
+    terms = [equation_terms(e, prepared) for e in equations]
+    pre, reduced = cse_assignments([t for ts in terms for t in ts], tag)
+    body, k = list(pre), 0
+    for target, ts in zip(targets, terms, strict=True):
+        sizes = [sp.Abs(r, evaluate=False) for r in reduced[k : k + len(ts)]]
+        body += [Assignment(target, sizes[0]), *(AddAugmentedAssignment(target, s) for s in sizes[1:])]
+        k += len(ts)
+    return body
+
+
+def scale_function(name, args, unpacked, equations, printer, tag="s", prepared=False):
     """Source lines of the function ``name(args)`` → the float64 array (Σ_k |t_ik|)_i over the
     equations (the size of each equation's terms)."""
-    terms = [equation_terms(e, prepared) for e in equations]
-    flat = [t for ts in terms for t in ts]
-    pre, printed = cse_lines(flat, printer, tag)
-    lines = [f"def {name}({args}):", *unpack, *pre,
-             f"    out = np.zeros({len(equations)}, dtype=np.float64)"]
-    k = 0
-    for i, ts in enumerate(terms):
-        lines.append(f"    out[{i}] = " + " + ".join(f"abs({printed[k + m]})" for m in range(len(ts))))
-        k += len(ts)
-    lines.append("    return out")
-    return lines
+    out = array("out")
+    body = [*_legacy_unpack(unpacked),
+            Assignment(Identifier("out"), FunctionCall("numpy.zeros", [len(equations), Identifier("numpy.float64")])),
+            *size_statements([out[i] for i in range(len(equations))], equations, tag, prepared),
+            Return(Identifier("out"))]
+    return function_source(name, args, body, printer).splitlines()
