@@ -66,69 +66,92 @@ def derive_command(
     matrix expression through its automatic linear pencil (--expr, docs/expressions.md)."""
     _refuse_unused_options(ctx, list_, expr, at, student)
     if expr is not None:
-        from ...errors import ParameterError
-        from .derive_expression import run_derive_expression
-
-        if system is not None:
-            raise ParameterError("system", system, "absent when --expr is given (one or the other)")
-        if dims is None:
-            raise ParameterError("--dims", None, "the shapes of the matrices in --expr, e.g. 'X:n,d; W:d,N'")
-        return run_derive_expression(
-            expr, dims, ratios, at, latex=latex, fmt=fmt, out=out, student=student,
-            center=center, entries=entries, branch=branch,
-        )
-    import sympy as sp
-
+        return _derive_expression(system, expr, dims, ratios, at, latex=latex, fmt=fmt, out=out, student=student,
+                                  center=center, entries=entries, branch=branch)
     from ...errors import ParameterError
-    from ...symbolic import LATEX_NAMES, get_system, list_systems
+    from ...symbolic import get_system
     from ...symbolic.registry import get_entry
 
     if list_ or system is None:
-        width = max(len(k) for k in list_systems())
-        for k, v in list_systems().items():
-            typer.echo(f"{k:<{width}}  {v}")
+        _list_systems()
         if system is None and not list_:
             raise ParameterError("system", None, "a registered system name (see asymptotics derive --list)")
         return
     entry = get_entry(system)
     S = get_system(system)
     P = entry.pencil() if (pencil and entry.pencil is not None) else None
-    if latex:  # rows of at most 100 characters, broken at top-level + and − (latex_lines)
-        from ...symbolic.latex_lines import break_latex
-
-        typer.echo(break_latex(f"% {S.name}: {entry.description}"))
-        if P is not None:
-            typer.echo(f"% pencil {P.name}: block sizes {', '.join(map(str, P.sizes))} (× L)")
-            typer.echo(P.latex(LATEX_NAMES))
-        typer.echo(break_latex(S.latex(symbol_names=LATEX_NAMES)))
-        if full and S.eliminated:
-            names = S.latex_names(LATEX_NAMES)
-            lines = [
-                f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
-                for k, v in S.eliminated.items()
-            ]
-            typer.echo(break_latex(
-                "% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
-            ))
+    if latex:
+        _print_latex(S, entry, P, full)
     else:
-        typer.echo(f"{S.name}: {entry.description}")
-        if P is not None:
-            typer.echo(f"\npencil {P.name}: blocks of relative sizes ({', '.join(map(str, P.sizes))}) × L")
-            typer.echo(sp.pretty(sp.Matrix(P.q0), use_unicode=True) + "  (deterministic part q0)")
-            for g in P.gaussians:
-                typer.echo(f"  block ({g.row},{g.col}): {g.coeff}·{g.name}{'ᵀ' if g.transpose else ''}")
-        typer.echo("")
-        typer.echo(S.pretty())
-        if full:
-            for k, v in S.eliminated.items():
-                typer.echo(f"\n{k} = " + sp.pretty(v, use_unicode=True))
-            for n in S.notes:
-                typer.echo(f"note: {n}")
+        _print_text(S, entry, P, full)
     if code:
         from ...codegen import lower
 
         typer.echo(f"\ngenerated module: {lower(system).path}", err=False)
 
+
+def _derive_expression(system, expr, dims, ratios, at, **options) -> None:
+    """The --expr mode (:func:`~.derive_expression.run_derive_expression`): no SYSTEM, --dims given."""
+    from ...errors import ParameterError
+    from .derive_expression import run_derive_expression
+
+    if system is not None:
+        raise ParameterError("system", system, "absent when --expr is given (one or the other)")
+    if dims is None:
+        raise ParameterError("--dims", None, "the shapes of the matrices in --expr, e.g. 'X:n,d; W:d,N'")
+    return run_derive_expression(expr, dims, ratios, at, **options)
+
+
+def _list_systems() -> None:
+    """One line per registered system: its name and description."""
+    from ...symbolic import list_systems
+
+    width = max(len(k) for k in list_systems())
+    for k, v in list_systems().items():
+        typer.echo(f"{k:<{width}}  {v}")
+
+
+def _print_latex(S, entry, P, full: bool) -> None:
+    """The system (and its pencil ``P``, and with ``full`` its eliminated unknowns) in LaTeX, rows
+    of at most 100 characters broken at top-level + and − (:mod:`asymptotics.symbolic.latex_lines`)."""
+    import sympy as sp
+
+    from ...symbolic import LATEX_NAMES
+    from ...symbolic.latex_lines import break_latex
+
+    typer.echo(break_latex(f"% {S.name}: {entry.description}"))
+    if P is not None:
+        typer.echo(f"% pencil {P.name}: block sizes {', '.join(map(str, P.sizes))} (× L)")
+        typer.echo(P.latex(LATEX_NAMES))
+    typer.echo(break_latex(S.latex(symbol_names=LATEX_NAMES)))
+    if full and S.eliminated:
+        names = S.latex_names(LATEX_NAMES)
+        lines = [
+            f"{sp.latex(k, symbol_names=names)} &= {sp.latex(v, symbol_names=names)}"
+            for k, v in S.eliminated.items()
+        ]
+        typer.echo(break_latex(
+            "% eliminated unknowns\n\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+        ))
+
+
+def _print_text(S, entry, P, full: bool) -> None:
+    """The system (and its pencil ``P``, and with ``full`` its eliminated unknowns and notes) as text."""
+    import sympy as sp
+
+    typer.echo(f"{S.name}: {entry.description}")
+    if P is not None:
+        typer.echo(f"\npencil {P.name}: blocks of relative sizes ({', '.join(map(str, P.sizes))}) × L")
+        typer.echo(sp.pretty(sp.Matrix(P.q0), use_unicode=True) + "  (deterministic part q0)")
+        for g in P.gaussians:
+            typer.echo(f"  block ({g.row},{g.col}): {g.coeff}·{g.name}{'ᵀ' if g.transpose else ''}")
+    typer.echo("")
+    typer.echo(S.pretty())
+    if full:
+        for k, v in S.eliminated.items():
+            typer.echo(f"\n{k} = " + sp.pretty(v, use_unicode=True))
+        for n in S.notes:
+            typer.echo(f"note: {n}")
 
 _EXPR_ONLY = ("dims", "ratios", "at", "fmt", "out", "student", "center", "entries", "branch")
 
