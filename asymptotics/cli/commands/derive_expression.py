@@ -139,8 +139,8 @@ def run_derive_expression(
     ``fmt="json"`` only the result ``{"meta": {...}, "rows": [...]}`` is printed, the equations in
     ``meta``)."""
     from ...errors import ParameterError
-    from ...results import FORMATS, Result, base_meta
-    from ...symbolic.expressions import activation_constants, derive
+    from ...results import FORMATS, Result
+    from ...symbolic.expressions import derive
     from ..common import check_output, emit
 
     if fmt not in FORMATS:
@@ -148,13 +148,7 @@ def run_derive_expression(
     if out is not None:
         check_output(fmt, out)  # before the derivation: a bad --out is refused at once
     values = parse_at(at)
-    constants, act_meta = {}, None
-    if student is not None:
-        from ...activations import resolve_activation
-
-        act = resolve_activation(student, center=center, name="--student")
-        constants = activation_constants(student, center=center, name="--student")
-        act_meta = act.as_dict()
+    constants, act_meta = _student_constants(student, center)
     t0 = time.perf_counter()
     D = _derive_naming_options(
         derive,
@@ -174,6 +168,36 @@ def run_derive_expression(
             typer.echo(break_latex(D.latex()))
         else:
             typer.echo(D.pretty())
+    meta = _derivation_meta(D, branch, t_derive, latex)
+    if act_meta is not None:
+        meta["activations"] = {"student": act_meta}
+        meta["constants"] = constants
+    if not values:
+        if fmt == "json":
+            typer.echo(Result([], meta).to_json())
+        return
+    rows = _evaluate(D, values, branch, meta)
+    emit(Result(rows, meta), fmt, out)
+
+
+def _student_constants(student: str | None, center: bool) -> tuple[dict, dict | None]:
+    """The Gaussian constants ``mu0``, ``mu1``, ``mu2``, ``mu2_sq`` of ``--student`` (given to the
+    expression) and the activation's description for ``meta``; ``({}, None)`` without one."""
+    if student is None:
+        return {}, None
+    from ...activations import resolve_activation
+    from ...symbolic.expressions import activation_constants
+
+    act = resolve_activation(student, center=center, name="--student")
+    constants = activation_constants(student, center=center, name="--student")
+    return constants, act.as_dict()
+
+
+def _derivation_meta(D, branch: str, t_derive: float, latex: bool) -> dict:
+    """``meta`` of the result: the expression, its declarations, pencil, unknowns, equations and
+    value, the branch and the derivation's time (and with ``latex`` the LaTeX)."""
+    from ...results import base_meta
+
     meta = base_meta(
         command="derive --expr",
         expression=D.expression,
@@ -192,13 +216,12 @@ def run_derive_expression(
     )
     if latex:
         meta["latex"] = D.latex()
-    if act_meta is not None:
-        meta["activations"] = {"student": act_meta}
-        meta["constants"] = constants
-    if not values:
-        if fmt == "json":
-            typer.echo(Result([], meta).to_json())
-        return
+    return meta
+
+
+def _evaluate(D, values: dict, branch: str, meta: dict) -> list[dict]:
+    """The value at every point of the ``--at`` grid (a failed point: value null, its status, and
+    a warning line on stderr); the solver and the timings go into ``meta``."""
     t0 = time.perf_counter()
     if branch != "python":
         D.compiled  # noqa: B018 - lower and load the compiled module (timed apart from the solves)
@@ -222,7 +245,7 @@ def run_derive_expression(
         typer.echo(
             f"warning: {failed} of {len(rows)} point(s) did not converge (value null, see status)", err=True
         )
-    emit(Result(rows, meta), fmt, out)
+    return rows
 
 
 def derive_expression_command(
