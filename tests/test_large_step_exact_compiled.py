@@ -14,6 +14,7 @@ iteration counts and the rank of the mean span, 1e-9 on the functions of κ).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -225,10 +226,9 @@ def test_single_point_warm_levels_equal_the_cold_refinement(s, t, p1, p2, lam):
 @pytest.mark.parametrize("n,K", [(1, 1), (2, 3), (7, 5), (61, 32), (40, 72)])
 def test_dense_kernels_against_lapack(n, K):
     """The kernel's own dense algebra (no BLAS) against numpy/LAPACK, to rounding."""
-    from asymptotics.theory.large_step.gaussian_readout.compiled import dense_kernels, spectral_kernels
+    from asymptotics.theory.large_step.gaussian_readout.compiled import kernels
 
-    d = dense_kernels()
-    sp = spectral_kernels()
+    d = sp = kernels()
     rng = np.random.default_rng(np.random.SeedSequence([n, K]))
     A = rng.standard_normal((n, n))
     H = A @ A.T / n + np.eye(n)
@@ -265,3 +265,16 @@ def test_dense_kernels_against_lapack(n, K):
     np.testing.assert_allclose(sv[: sv.size][big], ref[: sv.size][big], rtol=1e-6)
     np.testing.assert_allclose(Ut @ Ut.T, np.eye(sv.size), atol=1e-12)
     assert np.max(np.abs((Ut.T * sv) @ Vt - Z)) <= 1e-14 * ref[0]
+
+
+def test_one_rendered_module_defines_every_placeholder():
+    """The fixed point is one rendered module: the kernel template with its included templates; every
+    placeholder of each (a name above its marker) is defined there, by one of the included files."""
+    from asymptotics.rendering.templates import placeholders
+    from asymptotics.theory.large_step.gaussian_readout.compiled import INCLUDED, KERNEL_TEMPLATE, kernels
+
+    mod = kernels()
+    for template in (KERNEL_TEMPLATE, *INCLUDED):
+        missing = {name for name in placeholders(template) if not hasattr(mod, name)}
+        assert not missing, (template.name, missing)
+    assert "sys.modules[" not in Path(mod.__file__).read_text()         # nothing bound to another module

@@ -1,8 +1,9 @@
 r"""Small dense linear algebra for the compiled large-step fixed point (a template).
 
-This file is a template (:mod:`asymptotics.rendering.templates`) without placeholders: it is rendered
-to a module in the user cache by :mod:`.compiled`, and the fixed-point template binds its functions
-by name, so a change here gives the fixed-point module a new name (and fresh machine code).
+This file is a template (:mod:`asymptotics.rendering.templates`) whose kernels are *included*
+(copied) into the one rendered fixed-point module by :mod:`.compiled`; its only placeholders are the
+pivoting kernels of the numerics layer's ``dense_linalg.py``, included beside it. A change here
+gives the fixed-point module a new name (and fresh machine code).
 
 Why not BLAS/LAPACK: the matrices are small (n ≤ 1000 κ nodes, K ≤ 4096 types) and the kernels
 run in a loop over many grid points. A threaded OpenBLAS at these sizes is dominated by thread
@@ -15,7 +16,10 @@ never exceptions: a kernel that loops over a grid must not stop.
   :func:`subtract_rows`, four rows at a time); :func:`dot` — an inner product in order;
 * :func:`lu_factor`, :func:`lu_solve_vec`, :func:`lu_solve_rows` — LU with partial pivoting (a
   zero or non-finite pivot is reported, as LAPACK's ``getrf`` does; the pivot search and row
-  exchanges of ``rendering/templates/small_linalg.py``, included by rendering);
+  exchanges of ``numerics/templates/dense_linalg.py``). The factors are kept and reused for three
+  solves at one point, which the numerics layer's Gaussian elimination (one elimination per call,
+  a NaN pivot not reported) does not offer: this is the factor-once twin of its elimination, with
+  the same pivot rule;
 * :func:`weighted_gram` — Aᵀ diag(d) A;  :func:`gram_rows` — RᵀR;  :func:`matmul`,
   :func:`matmul_tn` (AᵀB), :func:`matvec`, :func:`rmatvec` (Aᵀx);
 * :func:`householder` — a Householder reflector (LAPACK's ``dlarfg``).
@@ -28,11 +32,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ....rendering.templates.small_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
+from ....numerics.templates.dense_linalg import pivot_row, swap_entries, swap_rows  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
-
-EPS = 2.220446049250313e-16
 
 
 @njit(cache=True, nogil=True)

@@ -1,9 +1,10 @@
 r"""The compiled fixed point of the large-step risk with a Gaussian readout (a template).
 
-Rendered by :mod:`.compiled` (:mod:`asymptotics.rendering.templates`): the placeholders above the
-marker are bound to the dense linear algebra (``_dense_template.py``), the spectral radius
-(``_spectral_template.py``) and the spike–mean block (``_mean_block_template.py``). The equations are
-those of
+Rendered by :mod:`.compiled` (:mod:`asymptotics.rendering.templates`) into one module that
+*includes* the templates whose kernels the placeholders above the marker name: the dense linear
+algebra (``_dense_template.py``), the spectral radius and truncated SVD (``_spectral_template.py``),
+the spike–mean block (``_mean_block_template.py``) and the numerics layer's small dense linear
+algebra. The equations are those of
 ``docs/large-step-exact.md`` (the prior: :mod:`asymptotics.theory.large_step.typed_prior`; the
 spike–mean block: :mod:`asymptotics.theory.large_step.spike_mean_block`), evaluated here without
 forming T = B(I + βMB)⁻¹: with H = I + β√B M √B = UᵀU and Y = U⁻ᵀ √B μ1ᵀ (n × K),
@@ -34,14 +35,16 @@ from numba import njit
 
 from asymptotics.numerics.status import Status
 
+from ....numerics.templates.dense_linalg import EPS  # placeholders: included
+
 # isort: off
-from ._dense_template import (  # placeholders: bound by rendering
+from ._dense_template import (  # placeholders: included
     cholesky_upper, dot, forward_rows, gram_rows, lu_factor, lu_solve_rows, lu_solve_vec, matmul, matmul_tn,
     matvec, rmatvec, spd_solve, weighted_gram,
 )
 # isort: on
-from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: bound by rendering
-from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: bound by rendering
+from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: included
+from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -59,12 +62,30 @@ SINGULAR_SYSTEM = 5
 
 #: floor of the responses in the logarithmic variables
 TAU_FLOOR = 1e-300
-EPS = 2.220446049250313e-16
 
-#: rows of the per-point vector output
-VEC_ROWS = 7            # V, q, omega_bar, omega0, t, psi, conditional error
-#: entries of the per-point scalar output
-SCAL_SIZE = 7           # risk1, train, spike_error, mean rank, residual, spectral radius, code
+#: rows of the per-point vector output (the fields of ``compiled.PointVectors``, in this order)
+VEC_ROWS = 7
+ROW_V = 0               # V(κ)
+ROW_Q = 1               # q(κ)
+ROW_OMEGA_BAR = 2       # ω̄(κ) = ω0 + κ t
+ROW_OMEGA0 = 3          # ω0(κ)
+ROW_T = 4               # t(κ)
+ROW_PSI = 5             # ψ(κ)
+ROW_ERROR = 6           # the conditional test error E(κ)
+#: entries of the per-point scalar output (the fields of ``compiled.PointScalars``, in this order)
+SCAL_SIZE = 7
+OUT_RISK1 = 0
+OUT_TRAIN = 1
+OUT_SPIKE_ERROR = 2
+OUT_MEAN_RANK = 3
+OUT_RESIDUAL = 4
+OUT_RADIUS = 5          # spectral radius of the variance map
+OUT_CODE = 6            # the assembly outcome
+
+#: Anderson's options for the response map: memory, damping, restart factor
+ANDERSON_MEMORY = 5
+ANDERSON_DAMPING = 1.0
+ANDERSON_RESTART = 1e3
 
 
 @njit(cache=True, nogil=True)
@@ -152,7 +173,7 @@ def response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta):
     if not ok:
         out[:] = math.nan
         return out, state
-    tau_map, V = state[5], state[6]
+    _, _, _, _, _, tau_map, V = state
     for a in range(n):
         out[a] = safe_log(V[a])
     for j in range(K):
@@ -171,8 +192,7 @@ def cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta):
         for a in range(n):
             s += (mu1[j, a] * b0[a]) * mu1[j, a]
         tau0[j] = bulk[j] * s
-    state, ok = prior_core(b0, tau0, lam_c, mu1, mu2_sq, bulk, pi, beta)
-    tau_map, V = state[5], state[6]
+    (_, _, _, _, _, tau_map, V), ok = prior_core(b0, tau0, lam_c, mu1, mu2_sq, bulk, pi, beta)
     x0 = np.empty(n + K)
     for a in range(n):
         x0[a] = safe_log(V[a]) if ok else 0.0
@@ -284,33 +304,29 @@ def variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, s, y, g):
 
 
 @njit(cache=True, nogil=True)
-def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noise_var, bulk, pi, beta, ratio, lam_c,
-             width, rcond, min_margin, vec, scal):
-    """Every equation at the converged responses x for width N (``inf``: the limit). Fills ``vec``
-    (V, q, ω̄, ω0, t, ψ, E(κ)) and ``scal`` (R1, train, spike error, rank, residual, ρ, code);
-    returns the code."""
-    K, n = mu1.shape
-    V = np.exp(x[:n])
-    tau = np.exp(x[n:])
-    b = w * ratio / (1.0 + V)
-    sb = np.sqrt(b)
-    S, M, P, E, LM, tau_map, V_map = state
-    scal[:] = math.nan
-    Vop = M - beta * matmul_tn(LM, E)                         # 𝒱 = M − β MTM = M − β (Λμ1)ᵀ P Λμ1
+def response_operators(M, E, LM, mu1, beta):
+    """At the solution: 𝒱 = M − β (Λμ1)ᵀ P Λμ1 (symmetrised) and A1 = μ1 (I − βTM) = μ1 − β P Λμ1."""
+    Vop = M - beta * matmul_tn(LM, E)
     Vop = 0.5 * (Vop + Vop.T)
-    A1 = mu1 - beta * E                                      # μ1 (I − βTM) = μ1 − β P Λ μ1
-    finite = not math.isinf(width)
-    if finite:
-        xb, omega0, t, t_hat, g0, rank, blk_resid, ok = mean_block_finite(width, sb, S, M, mu0, mu1, kappa, h, pi, beta)
-    else:
-        xb, omega0, t, t_hat, g0, rank, blk_resid, ok = mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond)
-    if not ok:
-        scal[6] = SINGULAR_SYSTEM
-        return SINGULAR_SYSTEM
-    y1 = b * h1t
-    psi = beta * matvec(Vop, y1)
-    E0 = xb**2 + h2t - h**2 - 2.0 * psi * h1t + noise_var
-    g = variance_sources(width, finite, bulk, beta, t_hat, g0)
+    A1 = mu1 - beta * E
+    return Vop, A1
+
+
+@njit(cache=True, nogil=True)
+def spike_mean(width, sb, S, M, mu0, mu1, kappa, h, pi, beta, rcond):
+    """The spike–mean block at width N (``inf``: the limit, mean span cut at ``rcond``):
+    (x, ω0, t, t̂, ĝ0, rank, residual, ok)."""
+    if math.isinf(width):
+        return mean_block_limit(sb, M, mu0, mu1, kappa, h, beta, rcond)
+    return mean_block_finite(width, sb, S, M, mu0, mu1, kappa, h, pi, beta)
+
+
+@njit(cache=True, nogil=True)
+def variance_operator(P, S, A1, Vop, mu2_sq, bulk, pi, beta):
+    """The variance map 𝓛 = Ψᵀ diag(π/S²)(I − C)⁻¹ Ψ + β 𝒱∘𝒱 with Ψ_ja = c_j A1_ja² + μ2²_ja and
+    C_jq = β c_j (π_q c_q/S_q²) P_jq²: (𝓛, LU of I − C, its pivots, Ψ, π/S², ok); ``ok`` is False
+    when I − C is singular."""
+    K, n = A1.shape
     S2 = S**2
     wS2 = pi / S2
     ImC = np.empty((K, K))
@@ -324,9 +340,7 @@ def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noi
             Psi[j, a] = bulk[j] * A1[j, a] ** 2 + mu2_sq[j, a]
     LUc, pivc, ok = lu_factor(ImC)
     if not ok:
-        scal[6] = SINGULAR_SYSTEM
-        return SINGULAR_SYSTEM
-    f_fixed = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, np.zeros(n), y1, g)
+        return Vop, LUc, pivc, Psi, wS2, False
     X2 = lu_solve_rows(LUc, pivc, Psi)
     Lmat = beta * Vop**2
     for j in range(K):
@@ -335,63 +349,128 @@ def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noi
             if f != 0.0:
                 for c in range(n):
                     Lmat[a, c] += f * X2[j, c]
+    return Lmat, LUc, pivc, Psi, wS2, True
+
+
+@njit(cache=True, nogil=True)
+def symmetric_variance_map(Lmat, b, V):
+    """(√W 𝓛 √W, W, √W) with W = B/(1 + V): the symmetric matrix similar to 𝓛 diag(W)."""
+    n = b.shape[0]
     Wd = b / (1.0 + V)
     sw = np.sqrt(Wd)
-    Ssym = np.empty((n, n))                                  # √W 𝓛 √W, similar to 𝓛 diag(W)
+    Ssym = np.empty((n, n))
     for a in range(n):
         for c in range(n):
             Ssym[a, c] = 0.5 * (Lmat[a, c] + Lmat[c, a]) * sw[a] * sw[c]
-    if not np.all(np.isfinite(Ssym)):
-        scal[6] = NONFINITE_RISK
-        return NONFINITE_RISK
-    rad = spectral_radius_symmetric(Ssym)
-    scal[5] = rad
-    if not rad < 1.0 - min_margin:
-        scal[6] = UNSTABLE
-        return UNSTABLE
-    # q = (I − 𝓛W)⁻¹ f = f + 𝓛 √W (I − √W𝓛√W)⁻¹ √W f (push-through; an SPD solve)
+    return Ssym, Wd, sw
+
+
+@njit(cache=True, nogil=True)
+def solve_variances(Lmat, Ssym, Wd, sw, E0, f_fixed):
+    """q = (I − 𝓛W)⁻¹ f, f = 𝓛 W E0 + f_fixed, by push-through: q = f + 𝓛 √W (I − √W𝓛√W)⁻¹ √W f
+    (an SPD solve). Returns (q, ok); ``ok`` is False when I − √W𝓛√W is not positive definite."""
+    n = E0.shape[0]
     ImS = -Ssym
     for a in range(n):
         ImS[a, a] += 1.0
     Us, ok = cholesky_upper(ImS)
     if not ok:
-        scal[6] = SINGULAR_SYSTEM
-        return SINGULAR_SYSTEM
+        return E0, False
     fq = matvec(Lmat, Wd * E0) + f_fixed
     u = spd_solve(Us, sw * fq)
-    q = fq + matvec(Lmat, sw * u)
-    E_train = E0 + q
-    E_test = E_train - noise_var
-    risk1 = np.sum(w * E_test)
-    train = np.sum(w * (E_train / (1.0 + V) ** 2))
-    q_chk = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, b * E_train / (1.0 + V), y1, g)
+    return fq + matvec(Lmat, sw * u), True
+
+
+@njit(cache=True, nogil=True)
+def equation_residual(solve_resid, V, V_map, tau, tau_map, blk_resid, q, q_chk):
+    """The largest scaled violation of the equations at the solution (the response solve's, V and τ
+    against their maps, the spike–mean block's, q against its equation) and the scale of q."""
     qscale = max(1.0, np.max(np.abs(q)))
     vscale = max(1.0, np.max(V))
     tres = 0.0
-    for j in range(K):
+    for j in range(tau.shape[0]):
         tres = max(tres, abs(tau_map[j] - tau[j]) / max(1.0, abs(tau[j])))
     resid = max(solve_resid, np.max(np.abs(V_map - V)) / vscale, tres, blk_resid,
                 np.max(np.abs(q_chk - q)) / qscale)
-    vec[0] = V
-    vec[1] = q
-    vec[2] = omega0 + kappa * t
-    vec[3] = omega0
-    vec[4] = t
-    vec[5] = psi
-    vec[6] = E_test
-    scal[0] = risk1
-    scal[1] = train
-    scal[2] = np.sum(w * xb**2)
-    scal[3] = rank
-    scal[4] = resid
-    code = ASSEMBLED
+    return resid, qscale
+
+
+@njit(cache=True, nogil=True)
+def assembly_code(risk1, train, q, qscale):
+    """The outcome of an assembly that reached the risk: ``ASSEMBLED`` unless a number is not finite
+    or a variance is negative."""
     if not (abs(risk1) < math.inf):
-        code = NONFINITE_RISK
-    elif not (abs(train) < math.inf):
-        code = NONFINITE_TRAIN
-    elif np.any(q < -1e-10 * qscale) or risk1 < -1e-12:
-        code = NEGATIVE_VARIANCE
-    scal[6] = code
+        return NONFINITE_RISK
+    if not (abs(train) < math.inf):
+        return NONFINITE_TRAIN
+    if np.any(q < -1e-10 * qscale) or risk1 < -1e-12:
+        return NEGATIVE_VARIANCE
+    return ASSEMBLED
+
+
+@njit(cache=True, nogil=True)
+def write_vectors(vec, V, q, omega0, t, kappa, psi, E_test):
+    """The per-node outputs, in the rows ``ROW_V`` … ``ROW_ERROR``."""
+    vec[ROW_V] = V
+    vec[ROW_Q] = q
+    vec[ROW_OMEGA_BAR] = omega0 + kappa * t
+    vec[ROW_OMEGA0] = omega0
+    vec[ROW_T] = t
+    vec[ROW_PSI] = psi
+    vec[ROW_ERROR] = E_test
+
+
+@njit(cache=True, nogil=True)
+def assemble(x, state, solve_resid, w, kappa, mu0, mu1, mu2_sq, h, h1t, h2t, noise_var, bulk, pi, beta, ratio, lam_c,
+             width, rcond, min_margin, vec, scal):
+    """Every equation at the converged responses x for width N (``inf``: the limit). Fills ``vec``
+    (rows ``ROW_V`` … ``ROW_ERROR``) and ``scal`` (``OUT_RISK1`` … ``OUT_CODE``); returns the code."""
+    n = mu1.shape[1]
+    V = np.exp(x[:n])
+    tau = np.exp(x[n:])
+    b = w * ratio / (1.0 + V)
+    sb = np.sqrt(b)
+    S, M, P, E, LM, tau_map, V_map = state
+    scal[:] = math.nan
+    Vop, A1 = response_operators(M, E, LM, mu1, beta)
+    xb, omega0, t, t_hat, g0, rank, blk_resid, ok = spike_mean(width, sb, S, M, mu0, mu1, kappa, h, pi, beta, rcond)
+    if not ok:
+        scal[OUT_CODE] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    y1 = b * h1t
+    psi = beta * matvec(Vop, y1)
+    E0 = xb**2 + h2t - h**2 - 2.0 * psi * h1t + noise_var
+    g = variance_sources(width, not math.isinf(width), bulk, beta, t_hat, g0)
+    Lmat, LUc, pivc, Psi, wS2, ok = variance_operator(P, S, A1, Vop, mu2_sq, bulk, pi, beta)
+    if not ok:
+        scal[OUT_CODE] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    f_fixed = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, np.zeros(n), y1, g)
+    Ssym, Wd, sw = symmetric_variance_map(Lmat, b, V)
+    if not np.all(np.isfinite(Ssym)):
+        scal[OUT_CODE] = NONFINITE_RISK
+        return NONFINITE_RISK
+    rad = spectral_radius_symmetric(Ssym)
+    scal[OUT_RADIUS] = rad
+    if not rad < 1.0 - min_margin:
+        scal[OUT_CODE] = UNSTABLE
+        return UNSTABLE
+    q, ok = solve_variances(Lmat, Ssym, Wd, sw, E0, f_fixed)
+    if not ok:
+        scal[OUT_CODE] = SINGULAR_SYSTEM
+        return SINGULAR_SYSTEM
+    E_train = E0 + q
+    E_test = E_train - noise_var
+    q_chk = variance_response(Vop, A1, Psi, LUc, pivc, wS2, bulk, beta, b * E_train / (1.0 + V), y1, g)
+    resid, qscale = equation_residual(solve_resid, V, V_map, tau, tau_map, blk_resid, q, q_chk)
+    write_vectors(vec, V, q, omega0, t, kappa, psi, E_test)
+    scal[OUT_RISK1] = np.sum(w * E_test)
+    scal[OUT_TRAIN] = np.sum(w * (E_train / (1.0 + V) ** 2))
+    scal[OUT_SPIKE_ERROR] = np.sum(w * xb**2)
+    scal[OUT_MEAN_RANK] = rank
+    scal[OUT_RESIDUAL] = resid
+    code = assembly_code(scal[OUT_RISK1], scal[OUT_TRAIN], q, qscale)
+    scal[OUT_CODE] = code
     return code
 
 
@@ -468,11 +547,11 @@ def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h,
         else:
             x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
         x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol,
-                                       rtol, max_steps, 5, 1.0, 1e3)
+                                       rtol, max_steps, ANDERSON_MEMORY, ANDERSON_DAMPING, ANDERSON_RESTART)
         if warm and st != CONVERGED:
             x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
             x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta,
-                                           atol, rtol, max_steps, 5, 1.0, 1e3)
+                                           atol, rtol, max_steps, ANDERSON_MEMORY, ANDERSON_DAMPING, ANDERSON_RESTART)
         X[p] = x
         status[p] = st
         iters[p] = it

@@ -1,7 +1,8 @@
 r"""Extreme eigenvalues and a truncated SVD for the compiled large-step fixed point (a template).
 
-Rendered by :mod:`.compiled` with the placeholders below bound to the dense-algebra module
-(``_dense_template.py``); BLAS-free for the reasons given there.
+Included by :mod:`.compiled` in the one rendered fixed-point module; its placeholders are kernels of
+``_dense_template.py`` and of the numerics layer's ``dense_linalg.py``, included beside it; BLAS-free
+for the reasons given in ``_dense_template.py``.
 
 * :func:`symmetric_extreme_eigenvalues`, :func:`spectral_radius_symmetric` — Householder reduction to
   a tridiagonal matrix, then bisection on Sturm counts (to the spacing of floating-point numbers);
@@ -16,12 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ....rendering.templates.small_linalg import jacobi_rotation, rotate_pair  # placeholders: included
-from ._dense_template import accumulate_rows, dot, householder  # placeholders: bound by rendering
+from ....numerics.templates.dense_linalg import EPS, jacobi_rotation, rotate_pair  # placeholders: included
+from ._dense_template import accumulate_rows, dot, householder  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
-
-EPS = 2.220446049250313e-16
 
 
 @njit(cache=True, nogil=True)
@@ -217,13 +216,61 @@ def small_lstsq(F, r, rcond):
 
 
 @njit(cache=True, nogil=True)
-def truncated_svd(Z, drop):
-    """The singular triplets of Z (n × K) above ``drop``·‖Z‖: (Ut, sv, Vt) with the left vectors as
-    the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).
+def _largest_remaining_column(W, k):
+    """``(p, ‖w_p[k:]‖²)``: the first of the rows w_j, j ≥ k, of W with the largest norm of its
+    entries from k on (the pivot of column-pivoted QR)."""
+    K, n = W.shape
+    best = -1.0
+    p = k
+    for j in range(k, K):
+        wj = W[j]
+        s = 0.0
+        for i in range(k, n):
+            s += wj[i] * wj[i]
+        if s > best:
+            best = s
+            p = j
+    return p, best
 
-    Householder QR with column pivoting, Z Π = Q [R11 R12; 0 R22], stops when the largest remaining
-    column norm is ≤ ``drop``·|R_00|/√K, so ‖R22‖ ≤ ``drop``·‖Z‖ and every singular value moves by
-    at most that when R22 is dropped; then one-sided Jacobi on the rows of [R11 R12] (r × K)."""
+
+@njit(cache=True, nogil=True)
+def _exchange_columns(W, perm, Rw, k, p):
+    """Exchange columns k and p of the QR in progress (rows of W, entries of ``perm``, the columns
+    of the rows of R already computed)."""
+    tmp = W[k].copy()
+    W[k] = W[p]
+    W[p] = tmp
+    t = perm[k]
+    perm[k] = perm[p]
+    perm[p] = t
+    for i in range(k):
+        x = Rw[i, k]
+        Rw[i, k] = Rw[i, p]
+        Rw[i, p] = x
+
+
+@njit(cache=True, nogil=True)
+def _reflect_remaining(W, Rw, v, tau, k):
+    """Apply I − τ v vᵀ to the entries k: of the remaining columns w_c, c > k, and record row k of R."""
+    K, n = W.shape
+    for c in range(k + 1, K):
+        wc = W[c]
+        s = 0.0
+        for i in range(n - k):
+            s += v[i] * wc[k + i]
+        s *= tau
+        for i in range(n - k):
+            wc[k + i] -= s * v[i]
+        Rw[k, c] = wc[k]
+
+
+@njit(cache=True, nogil=True)
+def pivoted_qr(Z, drop):
+    """Householder QR with column pivoting of Z (n × K), Z Π = Q [R11 R12; 0 R22], stopped when the
+    largest remaining column norm is ≤ ``drop``·|R_00|/√K (so ‖R22‖ ≤ ``drop``·‖Z‖).
+
+    Returns (r, Rw, perm, Vh, taus): the rank kept, the rows of R (column order ``perm``), and the
+    reflectors H_k = I − τ_k v_k v_kᵀ (v_k = Vh[k, k:]) whose product is Q."""
     n, K = Z.shape
     W = np.ascontiguousarray(Z.T)                             # rows: the columns z_j (permuted below)
     perm = np.arange(K)
@@ -231,21 +278,10 @@ def truncated_svd(Z, drop):
     Vh = np.zeros((kmax, n))
     taus = np.zeros(kmax)
     Rw = np.zeros((kmax, K))                                   # rows of R (permuted column order)
-    cn = np.empty(K)
     r = 0
     top = 0.0
     for k in range(kmax):
-        best = -1.0
-        p = k
-        for j in range(k, K):
-            wj = W[j]
-            s = 0.0
-            for i in range(k, n):
-                s += wj[i] * wj[i]
-            cn[j] = s
-            if s > best:
-                best = s
-                p = j
+        p, best = _largest_remaining_column(W, k)
         if k == 0:
             top = math.sqrt(best)
             if not (top > 0.0):
@@ -253,30 +289,45 @@ def truncated_svd(Z, drop):
         elif math.sqrt(best) <= drop * top / math.sqrt(K):
             break
         if p != k:
-            tmp = W[k].copy()
-            W[k] = W[p]
-            W[p] = tmp
-            t = perm[k]
-            perm[k] = perm[p]
-            perm[p] = t
-            for i in range(k):
-                x = Rw[i, k]
-                Rw[i, k] = Rw[i, p]
-                Rw[i, p] = x
+            _exchange_columns(W, perm, Rw, k, p)
         v, tau, beta = householder(W[k, k:].copy())
         taus[k] = tau
         Vh[k, k:] = v
         Rw[k, k] = beta
-        for c in range(k + 1, K):
-            wc = W[c]
-            s = 0.0
-            for i in range(n - k):
-                s += v[i] * wc[k + i]
-            s *= tau
-            for i in range(n - k):
-                wc[k + i] -= s * v[i]
-            Rw[k, c] = wc[k]
+        _reflect_remaining(W, Rw, v, tau, k)
         r = k + 1
+    return r, Rw, perm, Vh, taus
+
+
+@njit(cache=True, nogil=True)
+def _apply_q(Ut, Vh, taus, r):
+    """Each row y of Ut (its first r entries set, the rest 0) ← Q y = H_0 ⋯ H_{r−1} y, in place."""
+    n = Ut.shape[1]
+    for i in range(Ut.shape[0]):
+        y = Ut[i]
+        for j in range(r - 1, -1, -1):
+            tau = taus[j]
+            if tau != 0.0:
+                vj = Vh[j]
+                s = 0.0
+                for a in range(j, n):
+                    s += vj[a] * y[a]
+                s *= tau
+                for a in range(j, n):
+                    y[a] -= s * vj[a]
+
+
+@njit(cache=True, nogil=True)
+def truncated_svd(Z, drop):
+    """The singular triplets of Z (n × K) above ``drop``·‖Z‖: (Ut, sv, Vt) with the left vectors as
+    the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).
+
+    :func:`pivoted_qr` drops R22 (every singular value moves by at most ``drop``·‖Z‖), then
+    one-sided Jacobi on the rows of [R11 R12] (r × K): [R11 R12]ᵀ Wᵀ = U Σ, so the right vectors of
+    Z are the normalised rows of the rotated [R11 R12] (in the original column order) and its left
+    vectors Q [w_i; 0] with w_i the rows of W."""
+    n, K = Z.shape
+    r, Rw, perm, Vh, taus = pivoted_qr(Z, drop)
     if r == 0:
         return np.zeros((0, n)), np.zeros(0), np.zeros((0, K))
     At = Rw[:r].copy()                                         # [R11 R12]: rows of length K
@@ -297,16 +348,5 @@ def truncated_svd(Z, drop):
         if sv[oi] > 0.0:
             for j in range(K):                                 # right vector, original column order
                 Vt[i, perm[j]] = At[oi, j] / sv[oi]
-    for i in range(r):                                         # left vectors of Z: Q [w; 0]
-        y = Ut[i]
-        for j in range(r - 1, -1, -1):
-            tau = taus[j]
-            if tau != 0.0:
-                vj = Vh[j]
-                s = 0.0
-                for a in range(j, n):
-                    s += vj[a] * y[a]
-                s *= tau
-                for a in range(j, n):
-                    y[a] -= s * vj[a]
+    _apply_q(Ut, Vh, taus, r)                                  # left vectors of Z: Q [w; 0]
     return Ut, svs, Vt

@@ -1,12 +1,12 @@
 r"""The compiled kernels of the large-step fixed point and the call into them.
 
-:func:`kernels` renders the template files of this package through
-:func:`asymptotics.rendering.templates.load_template`, each with its placeholders bound to the modules
-rendered before it: ``_dense_template.py`` (small dense linear algebra), ``_spectral_template.py``
-(extreme eigenvalues, truncated SVD), ``_mean_block_template.py`` (the spike–mean block) and
-``_kernel_template.py`` (the response map, its Anderson loop, the variance equations and a path over
-λ with continuation). They live in the user cache with their numba machine code, so a second process
-starts without compiling; a change in one template renames every module after it.
+:func:`kernels` renders ``_kernel_template.py`` (the response map, its Anderson loop, the variance
+equations and a path over λ with continuation) through :func:`asymptotics.rendering.templates.load_template`
+into one module that *includes* the templates its placeholders name (:data:`INCLUDED`): the numerics
+layer's small dense linear algebra, ``_dense_template.py`` (row-blocked dense linear algebra),
+``_spectral_template.py`` (extreme eigenvalues, truncated SVD) and ``_mean_block_template.py`` (the
+spike–mean block). The module lives in the user cache with its numba machine code, so a second
+process starts without compiling; a change in any of these files renames it.
 :func:`solve_path` packs a tabulated model and runs the path kernel.
 """
 
@@ -20,68 +20,30 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ....rendering.templates import SMALL_LINALG, kernel_names, load_template, placeholders
+from ....rendering.templates import SMALL_LINALG, load_template
 from .model import GaussianReadoutModel
 
-__all__ = ["kernels", "dense_kernels", "spectral_kernels", "solve_path", "transfer_start", "PathSolution",
-           "PointScalars", "PointVectors", "DENSE_TEMPLATE", "KERNEL_TEMPLATE"]
+__all__ = ["kernels", "solve_path", "transfer_start", "PathSolution", "PointScalars", "PointVectors",
+           "INCLUDED", "KERNEL_TEMPLATE"]
 
-#: the template of the dense linear algebra (no placeholders)
-DENSE_TEMPLATE = Path(__file__).with_name("_dense_template.py")
-#: extreme eigenvalues and the truncated SVD (placeholders bound to the dense module)
-SPECTRAL_TEMPLATE = Path(__file__).with_name("_spectral_template.py")
-#: the spike–mean block (placeholders bound to the dense and spectral modules)
-MEAN_BLOCK_TEMPLATE = Path(__file__).with_name("_mean_block_template.py")
-#: the template of the fixed point (placeholders bound to the three modules above)
-KERNEL_TEMPLATE = Path(__file__).with_name("_kernel_template.py")
-
-_DENSE_NAMES = ("cholesky_upper", "forward_rows", "lu_factor", "lu_solve_vec", "lu_solve_rows", "weighted_gram",
-                "gram_rows", "matmul", "matmul_tn", "matvec", "rmatvec", "spd_solve", "accumulate_rows",
-                "householder", "dot", "subtract_rows")
-_SPECTRAL_NAMES = ("symmetric_extreme_eigenvalues", "spectral_radius_symmetric", "truncated_svd", "small_lstsq")
-_MEAN_BLOCK_NAMES = ("mean_block_finite", "mean_block_limit")
+_HERE = Path(__file__).resolve().parent
+#: the template of the fixed point, rendered with :data:`INCLUDED`
+KERNEL_TEMPLATE = _HERE / "_kernel_template.py"
+#: the templates whose kernels the rendered module includes (each placeholder of the fixed-point
+#: template and of these is a kernel or constant of one of them): small dense linear algebra
+#: (numerics), row-blocked dense algebra, eigenvalues and truncated SVD, the spike–mean block
+INCLUDED = (SMALL_LINALG, _HERE / "_dense_template.py", _HERE / "_spectral_template.py",
+            _HERE / "_mean_block_template.py")
 
 #: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
 MEAN_SPAN_RCOND = 1e-13
 
 
-def _bind(template: Path, modules, included: Path | None = None) -> dict:
-    """Bind every placeholder of ``template`` (a name defined above its marker) found in ``modules``
-    (those of the ``included`` template are copied into the rendered module instead)."""
-    wanted = placeholders(template) - (kernel_names(included) if included else set())
-    out = {}
-    for mod, names in modules:
-        out.update({name: (mod.__name__, name) for name in names if name in wanted})
-    missing = wanted - set(out)
-    if missing:
-        raise RuntimeError(f"{template.name}: no binding for the placeholders {sorted(missing)}")
-    return out
-
-
-@lru_cache(maxsize=1)
-def dense_kernels() -> ModuleType:
-    """The rendered dense-algebra module."""
-    return load_template(DENSE_TEMPLATE, {}, "large-step dense linear algebra", prefix="ls_dense",
-                         include=(SMALL_LINALG,))
-
-
-@lru_cache(maxsize=1)
-def spectral_kernels() -> ModuleType:
-    """The rendered eigenvalue / SVD module."""
-    dense = dense_kernels()
-    return load_template(SPECTRAL_TEMPLATE, _bind(SPECTRAL_TEMPLATE, [(dense, _DENSE_NAMES)], SMALL_LINALG),
-                         "large-step eigenvalues and SVD", prefix="ls_spectral", include=(SMALL_LINALG,))
-
-
 @lru_cache(maxsize=1)
 def kernels() -> ModuleType:
     """The rendered fixed-point module (compiled on first use, then loaded from the cache)."""
-    dense, spectral = dense_kernels(), spectral_kernels()
-    mods = [(dense, _DENSE_NAMES), (spectral, _SPECTRAL_NAMES)]
-    mean = load_template(MEAN_BLOCK_TEMPLATE, _bind(MEAN_BLOCK_TEMPLATE, mods), "large-step spike-mean block",
-                         prefix="ls_mean")
-    return load_template(KERNEL_TEMPLATE, _bind(KERNEL_TEMPLATE, mods + [(mean, _MEAN_BLOCK_NAMES)]),
-                         "large-step Gaussian-readout fixed point", prefix="ls_fixed")
+    return load_template(KERNEL_TEMPLATE, {}, "large-step Gaussian-readout fixed point", prefix="ls_fixed",
+                         include=INCLUDED)
 
 
 class PointScalars(NamedTuple):
