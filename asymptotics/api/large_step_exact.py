@@ -203,6 +203,38 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
         (``"inf"`` for the limit), ``limit``, ``spike_error``, ``train_error``, ``r``, ``gamma``,
         ``type_error``, ``quadrature_error``, ``residual``, ``status``.
     """
+    initial_columns, gradient = _check_step_options(tol, readout, initial_columns, gradient)
+    widths = _widths(width)
+    dims = None if d is None else [check_int(option("d"), v, 2, 10**9) for v in values(option("d"), d)]
+    if not dims and all(math.isinf(w) for w in widths):
+        refuse_unused({"initial_columns": initial_columns, "gradient": gradient}, (), f"{option('width')} inf",
+                      f"no effect at N = ∞; give a finite {option('width')} or {option('d')}")
+    initial_columns = "unit" if initial_columns is None else initial_columns
+    gradient = "labels" if gradient is None else gradient
+    kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
+    on_failure = check_on_failure(on_failure)
+    type_list = [None] if types is None else \
+        [check_int(option("types"), v, 1, MAX_TYPES) for v in values(option("types"), types)]
+    rv, rp = _readout_values(readout, readout_values, readout_proportions)
+    grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), lam=values("lam", lam),
+                   noise=values("noise", noise), c=values("c", c, check_nonnegative))
+    product(MAX_POINTS, grid=grid, width=list(widths) + list(dims or []), types=type_list)  # size only
+    from ..activations import resolve_activation
+
+    s_act = resolve_activation(student, center=center, name=option("student"))
+    t_act = resolve_activation(teacher, center=center, name=option("teacher"))
+    tau = _tau_star(s_act, t_act)
+    spec = LargeStepGrid(s_act, t_act, grid, widths, dims, type_list, readout, rv, rp, kappa_nodes, float(tol),
+                         bool(check), initial_columns, gradient)
+    with Progress(len(grid) * len(type_list), "theory large-step", progress) as bar:
+        solved = solve_grid(spec, bar.advance)
+    rows, n_failed = _rows(solved, tau, on_failure)
+    return Result(rows=rows, meta=_large_step_meta(spec, tol, n_failed), columns=TABLE)
+
+
+def _check_step_options(tol, readout, initial_columns, gradient) -> tuple:
+    """``tol``, the readout kind, the initial columns and the step's gradient checked; returns
+    (initial_columns, gradient) as given (``None`` where not given)."""
     if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 1e-16 <= tol < 1):
         raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
     if readout not in READOUTS:
@@ -217,39 +249,27 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
     step_gradient = "labels" if gradient is None else gradient
     if step_gradient not in GRADIENTS:
         raise ParameterError(option("gradient"), gradient, " or ".join(GRADIENTS))
-    widths = _widths(width)
-    dims = None if d is None else [check_int(option("d"), v, 2, 10**9) for v in values(option("d"), d)]
-    if not dims and all(math.isinf(w) for w in widths):
-        refuse_unused({"initial_columns": initial_columns, "gradient": gradient}, (), f"{option('width')} inf",
-                      f"no effect at N = ∞; give a finite {option('width')} or {option('d')}")
-    initial_columns, gradient = columns, step_gradient
-    kappa_nodes = check_int(option("kappa_nodes"), kappa_nodes, 8, 1000)
-    on_failure = check_on_failure(on_failure)
-    type_list = [None] if types is None else \
-        [check_int(option("types"), v, 1, MAX_TYPES) for v in values(option("types"), types)]
+    return initial_columns, gradient
+
+
+def _readout_values(readout: str, readout_values, readout_proportions) -> tuple:
+    """The given readout types' values and proportions (``readout="given"`` only; ``None`` otherwise)."""
     if readout == "given":
         if readout_values is None:
             raise ParameterError(option("readout_values"), None, f"given with {option('readout')} given")
         rv = values(option("readout_values"), readout_values)
         rp = None if readout_proportions is None else values(option("readout_proportions"), readout_proportions)
-    elif readout_values is not None or readout_proportions is not None:
+        return rv, rp
+    if readout_values is not None or readout_proportions is not None:
         name, value = ("readout_values", readout_values) if readout_values is not None else \
             ("readout_proportions", readout_proportions)
         raise ParameterError(option(name), value, f"used only with {option('readout')} given")
-    else:
-        rv = rp = None
-    grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), lam=values("lam", lam),
-                   noise=values("noise", noise), c=values("c", c, check_nonnegative))
-    product(MAX_POINTS, grid=grid, width=list(widths) + list(dims or []), types=type_list)  # size only
-    from ..activations import resolve_activation
+    return None, None
 
-    s_act = resolve_activation(student, center=center, name=option("student"))
-    t_act = resolve_activation(teacher, center=center, name=option("teacher"))
-    tau = _tau_star(s_act, t_act)
-    spec = LargeStepGrid(s_act, t_act, grid, widths, dims, type_list, readout, rv, rp, kappa_nodes, float(tol),
-                         bool(check), initial_columns, gradient)
-    with Progress(len(grid) * len(type_list), "theory large-step", progress) as bar:
-        solved = solve_grid(spec, bar.advance)
+
+def _rows(solved: list, tau: dict, on_failure: str) -> tuple[list, int]:
+    """One row per solved point (with τ* of the pair and the status label) and the number of failed
+    points; a failure raises the point's error with ``on_failure="raise"``."""
     rows, n_failed = [], 0
     for pt, dd, r in solved:
         row = record(r)
@@ -263,19 +283,24 @@ def large_step(*, psi1, student="erf", teacher="erf", psi2=2.0, lam=1e-3, noise=
                 raise point_error("theory large-step", where, r.message)
         _status_label(row, r)
         rows.append(row)
-    meta = base_meta(
+    return rows, n_failed
+
+
+def _large_step_meta(spec: LargeStepGrid, tol, n_failed: int) -> dict:
+    """The metadata of ``theory large-step``: the model, activations, options and conventions."""
+    return base_meta(
         command="theory large-step",
         model="Ba et al. one large step eta = c sqrt(N), Gaussian readout: typed spiked RF "
               "(docs/large-step-exact.md)",
-        activations={"student": s_act.as_dict(), "teacher": t_act.as_dict()},
-        readout=readout, initial_columns=initial_columns, gradient=gradient, tolerance=tol, checked=check, failed=n_failed,
+        activations={"student": spec.student.as_dict(), "teacher": spec.teacher.as_dict()},
+        readout=spec.readout, initial_columns=spec.initial_columns, gradient=spec.gradient, tolerance=tol,
+        checked=spec.check, failed=n_failed,
         conventions="Ba et al.: psi1 = n/d, psi2 = N/d, ridge (1/n)|y - Phi a|^2 + (lam/N)|a|^2; risk1 = "
                     "E(f_hat - f*)^2 excludes the label noise; width 'inf' = proportional limit; finite width: "
                     "leading-order correction of the spike-mean block (N^-1/2 cross terms neglected); initial "
                     "columns 'gaussian': the initial column norms chi2_d/d as types; gradient 'exact': the residual "
                     "y - f0 of the initial output (collective shrink of W0, self shrink, f0 energy)",
     )
-    return Result(rows=rows, meta=meta, columns=TABLE)
 
 
 def _status_label(row: dict, res) -> None:

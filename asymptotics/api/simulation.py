@@ -171,6 +171,29 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     Returns:
         a :class:`~asymptotics.results.Result` (parameters, ``<name>_mean``, ``<name>_se``, …).
     """
+    seeds, n_test, workers = _check_run_options(seeds, n_test, workers, blas_threads, seed, test_risk, risk_rtol)
+    given = {"d": d, "psi1": psi1, "psi2": psi2, "eta": eta, "eta_exponent": eta_exponent, "alpha": alpha,
+             "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma,
+             "self_term": self_term, "lam": lam, "noise": noise, "steps": steps}
+    proto = _check_protocol(protocol, given, readout)
+    fixed = _fixed_fields(proto, student, teacher, center, features, initial_columns, gradient, batches)
+    spectrum = _spectrum_mode(proto, measure, per_seed, matrix, ck_features, before, top, bins, eigenvalues)
+    _add_measure_and_readout(fixed, measure, spectrum, readout)
+    grid = _grid(given, PROTOCOL_GRIDS[proto], seeds, max_memory)
+    configs = _configs(proto, fixed, grid, n_test, test_risk, risk_rtol)
+    if spectrum:
+        from .simulation_spectrum import simulate_spectrum
+
+        return simulate_spectrum(configs, grid, seeds=seeds, root_seed=seed, matrix=matrix, features=ck_features,
+                                 before=before, top=top, bins=bins, eigenvalues=eigenvalues, max_memory=max_memory,
+                                 progress=progress, protocol=proto)
+    results = _simulate_configs(configs, proto, seeds, seed, workers, blas_threads, max_memory, progress)
+    return _simulation_result(results, configs, proto, seeds, seed, workers, per_seed)
+
+
+def _check_run_options(seeds, n_test, workers, blas_threads, seed, test_risk, risk_rtol) -> tuple:
+    """The run's counts checked (``seeds``, ``n_test``, ``workers``, ``blas_threads``, ``seed``) and the
+    risk options the chosen risk does not use refused; returns (seeds, n_test, workers)."""
     seeds = check_int(option("seeds"), seeds, 1, MAX_SEEDS)
     if n_test is not None:
         n_test = check_int(option("n_test"), n_test, 2, MAX_TEST)
@@ -179,18 +202,25 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         check_int(option("blas_threads"), blas_threads, 1, 4096)
     check_int(option("seed"), seed, 0)
     _refuse_unused_risk_options(test_risk, n_test, risk_rtol)
+    return seeds, n_test, workers
+
+
+def _check_protocol(protocol, given: dict, readout) -> str:
+    """The protocol's name (``ba``, ``cui``, ``srf``); the grid parameters it does not take (``given``:
+    name → value) and a readout with the Ba protocol are refused."""
     proto = protocol.strip().lower() if isinstance(protocol, str) else protocol
     if proto not in PROTOCOL_GRIDS:
         raise ParameterError(option("protocol"), protocol, "one of ba, cui, srf")
-    given = {"d": d, "psi1": psi1, "psi2": psi2, "eta": eta, "eta_exponent": eta_exponent, "alpha": alpha,
-             "alpha0": alpha0, "beta": beta, "eta_tilde": eta_tilde, "c": c, "r": r, "gamma": gamma,
-             "self_term": self_term, "lam": lam,
-             "noise": noise, "steps": steps}
-    allowed = PROTOCOL_GRIDS[proto]
-    refuse_unused(given, allowed, f"{option('protocol')} {proto}")
+    refuse_unused(given, PROTOCOL_GRIDS[proto], f"{option('protocol')} {proto}")
     if proto == "ba" and readout is not None:
         raise ParameterError(option("readout"), readout,
                              f"omitted with {option('protocol')} ba (its readout is Gaussian N(0, 1/N))")
+    return proto
+
+
+def _fixed_fields(proto: str, student, teacher, center, features, initial_columns, gradient, batches) -> dict:
+    """The configuration fields every grid point shares: the activations, the features, the initial
+    columns (Ba protocol only) and the training step (not the sRF model's)."""
     fixed: dict = {"student": student, "teacher": teacher, "center": center, "features": features}
     if initial_columns is not None:
         if proto != "ba":
@@ -202,6 +232,12 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     elif (gradient, batches) != ("exact", "same"):
         raise ParameterError(f"{option('gradient')}/{option('batches')}", (gradient, batches),
                              f"left at exact/same with {option('protocol')} srf (the sRF model has no training step)")
+    return fixed
+
+
+def _spectrum_mode(proto: str, measure, per_seed, matrix, ck_features, before, top, bins, eigenvalues) -> bool:
+    """Whether ``measure`` asks for the empirical spectra; their options (``matrix`` … ``eigenvalues``)
+    are checked with it and refused without it."""
     spectrum = isinstance(measure, str) and measure.strip().lower() == "spectrum"
     if spectrum:
         if proto == "srf":
@@ -214,23 +250,39 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
     elif (matrix, ck_features, before, top, bins, eigenvalues) != ("weights,ck", "true,ge", False, 3, None, False):
         raise ParameterError(f"{option('matrix')}/{option('ck_features')}/{option('before')}/{option('top')}/"
                              f"{option('bins')}/{option('eigenvalues')}", "given", f"only with {option('measure')} spectrum")
+    return spectrum
+
+
+def _add_measure_and_readout(fixed: dict, measure, spectrum: bool, readout) -> None:
+    """Add the measurement groups (not with the spectra) and the readout types to ``fixed``."""
     if measure is not None and not spectrum:
         fixed["measure"] = measure if isinstance(measure, str) else tuple(measure)
     ro = _readout(readout)
     if ro is not None:
         fixed.update(readout_values=ro[0], readout_proportions=ro[1])
+
+
+def _grid(given: dict, allowed: tuple, seeds: int, max_memory) -> list[dict]:
+    """The Cartesian grid of the protocol's parameters (``max_memory`` checked first), within the caps
+    on points and on (point, seed) tasks."""
     if max_memory is not None:
         parse_memory(max_memory, option("max_memory"))
     grid = product(MAX_POINTS, **{name: values(name, given[name]) for name in allowed})
     if len(grid) * seeds > MAX_TASKS:
         raise ParameterError(option("seeds"), seeds, f"at most {MAX_TASKS} (grid points × seeds) tasks in one command",
                              f"{len(grid)} points × {seeds} seeds; use asymptotics sweep for larger runs")
+    return grid
+
+
+def _configs(proto: str, fixed: dict, grid: list[dict], n_test, test_risk, risk_rtol) -> list:
+    """The simulator's configuration (``BaConfig``, ``CuiConfig``, ``SRFConfig``) of every grid point; the
+    activations are resolved first (one error naming the option), and an error of the simulator's own
+    checks names the option, not its field."""
     from ..activations import resolve_activation
 
-    resolve_activation(student, center=center, name=option("student"))  # one error naming it, moments checked
-    resolve_activation(teacher, center=center, name=option("teacher"))
-    from validation.simulator import config_class, simulate_many
-    from validation.simulator.config import memory_estimate
+    resolve_activation(fixed["student"], center=fixed["center"], name=option("student"))  # moments checked
+    resolve_activation(fixed["teacher"], center=fixed["center"], name=option("teacher"))
+    from validation.simulator import config_class
 
     cls = config_class(proto)
     fixed.update(config_options(cls, n_test=n_test, test_risk=test_risk, risk_rtol=risk_rtol))
@@ -246,12 +298,16 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
             if exc.name in fixed or exc.name in point:
                 raise ParameterError(option(exc.name), exc.value, exc.valid, exc.hint) from None
             raise
-    if spectrum:
-        from .simulation_spectrum import simulate_spectrum
+    return configs
 
-        return simulate_spectrum(configs, grid, seeds=seeds, root_seed=seed, matrix=matrix, features=ck_features,
-                                 before=before, top=top, bins=bins, eigenvalues=eigenvalues, max_memory=max_memory,
-                                 progress=progress, protocol=proto)
+
+def _simulate_configs(configs: list, proto: str, seeds: int, seed: int, workers: int, blas_threads, max_memory,
+                      progress) -> list:
+    """Every configuration simulated at ``seeds`` seeds (after the memory pre-flight of the largest
+    one); a long run (d ≥ :data:`LONG_RUN_D`) states its memory need and prints each phase of each seed."""
+    from validation.simulator import simulate_many
+    from validation.simulator.config import memory_estimate
+
     largest = max(configs, key=memory_estimate)
     parallel = min(workers, len(configs) * seeds)
     what = f"simulate at d = {largest.d}" + (f" with {parallel} workers" if parallel > 1 else "")
@@ -271,8 +327,13 @@ def simulate(*, protocol: str = "ba", student="tanh", teacher="tanh", center: bo
         def on_stage(i, k, stage):
             print(f"  point {i + 1}/{len(configs)}, seed {k + 1}/{seeds}: {stage}", file=sys.stderr, flush=True)
     with Progress(total, f"simulating {proto}", progress, min_total=0) as bar:
-        results = simulate_many(configs, seeds=seeds, root_seed=seed, workers=workers, blas_threads=blas_threads,
-                                progress=bar.update, on_stage=on_stage)
+        return simulate_many(configs, seeds=seeds, root_seed=seed, workers=workers, blas_threads=blas_threads,
+                             progress=bar.update, on_stage=on_stage)
+
+
+def _simulation_result(results: list, configs: list, proto: str, seeds: int, seed: int, workers: int,
+                       per_seed: bool) -> Result:
+    """The rows (mean ± s.e. per point, or one per seed), the run's metadata and the default table."""
     if per_seed:
         rows = [{**res.config.as_dict(), **ps} for res in results for ps in res.per_seed]
     else:

@@ -124,58 +124,36 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
         ``overlaps``, ``edges``, ``mass``, ``status``, ``residual``, ``notes``), these entries at the
         top level too when the grid has one point.
     """
-    from ..activations import resolve_activation
-    from ..theory.spectra import ba_step, ck_spectrum, cui_step, weights_spectrum
-
-    if matrix not in MATRICES:
-        raise ParameterError(option("matrix"), matrix, "weights or ck")
-    if protocol not in PROTOCOLS:
-        raise ParameterError(option("protocol"), protocol, "ba or cui")
-    if regime not in ("small", "large"):
-        raise ParameterError(option("regime"), regime, "small or large")
-    if protocol == "cui" and regime != "small":
-        raise ParameterError(option("regime"), regime, f"not given with {option('protocol')} cui (always a large step)")
-    _refuse_unused(matrix, protocol, regime, before, locals())
+    _check_choices(matrix, protocol, regime)
+    _refuse_unused(matrix, protocol, regime, before, {
+        "x": x, "points": points, "psi1": psi1, "psi2": psi2, "eta": eta, "alpha": alpha, "beta": beta,
+        "eta_tilde": eta_tilde, "alpha0": alpha0, "width": width, "d": d, "types": types, "kappa_nodes": kappa_nodes,
+        "equivalence": equivalence})
     psi1, psi2, eta = (_or(psi1, 2.0), _or(psi2, 1.5), _or(eta, 5.0))
     alpha, beta, eta_tilde, alpha0 = (_or(alpha, 2.0), _or(beta, 1.0), _or(eta_tilde, 3.0), _or(alpha0, 2.0))
     equivalence, points = _or(equivalence, "conditional"), _or(points, 1000)
     types, kappa_nodes = _or(types, 64 if matrix == "weights" else 8), _or(kappa_nodes, 32)
-    if equivalence not in ("conditional", "gaussian"):
-        raise ParameterError(option("equivalence"), equivalence, "conditional or gaussian")
-    if not (isinstance(points, int) and not isinstance(points, bool) and 2 <= points <= 1_000_000):
-        raise ParameterError(option("points"), points, "an integer in [2, 1000000]")
-    s = resolve_activation(student, center=center, name=option("student"))
-    t = resolve_activation(teacher, center=center, name=option("teacher"))
-    if protocol == "ba":
-        check_centred("Ba et al.'s step", student=s, teacher=t)
+    _check_density_options(equivalence, points)
+    s, t = _activations(student, teacher, center, protocol)
     xs = None if x is None else values(option("x"), x, lambda n, v: v)
-    if protocol == "ba":
-        grid = product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), eta=values("eta", eta),
-                       noise=values("noise", noise))
-    else:
-        grid = product(alpha=values("alpha", alpha), beta=values("beta", beta),
-                       eta_tilde=values("eta_tilde", eta_tilde), noise=values("noise", noise),
-                       alpha0=values("alpha0", alpha0, allow_inf=True))
+    grid = _grid(protocol, psi1=psi1, psi2=psi2, eta=eta, alpha=alpha, beta=beta, eta_tilde=eta_tilde, alpha0=alpha0,
+                 noise=noise)
     rows, spectra = [], []
     with Progress(len(grid), "theory spectrum", progress) as bar:
         for g in grid:
-            if protocol == "ba":
-                step = ba_step(s, t, psi1=g["psi1"], psi2=g["psi2"], eta=g["eta"], noise=g["noise"], regime=regime,
-                               center=center)
-            else:
-                step = cui_step(s, t, alpha=g["alpha"], beta=g["beta"], eta_tilde=g["eta_tilde"],
-                                alpha0=g["alpha0"], noise=g["noise"], center=center)
-            w = _width(width, d, step.width_ratio)
-            if matrix == "weights":
-                res = weights_spectrum(step, x=xs, points=points, before=before, width=w, types=types)
-            else:
-                res = ck_spectrum(step, x=xs, points=points, before=before, width=w, equivalence=equivalence,
-                                  types=types, kappa_nodes=kappa_nodes)
+            step = _step(s, t, protocol, g, regime, center)
+            res = _matrix_spectrum(matrix, step, _width(width, d, step.width_ratio), xs=xs, points=points,
+                                   before=before, types=types, kappa_nodes=kappa_nodes, equivalence=equivalence)
             params = {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in g.items()}
-            for r in res.rows():
-                rows.append({**params, **r} if len(grid) > 1 else r)
+            rows += [{**params, **r} if len(grid) > 1 else r for r in res.rows()]
             spectra.append({"point": params, **res.meta()})
             bar.advance()
+    return _spectrum_result(rows, spectra, grid, s, t, matrix=matrix, protocol=protocol, regime=regime, before=before)
+
+
+def _spectrum_result(rows: list, spectra: list, grid: list, s, t, *, matrix, protocol, regime, before) -> SpectrumResult:
+    """The result: the density rows, the per-point metadata (at the top level too for one point) and
+    the table (the grid's parameters when it has several points, ``x``, ``density``)."""
     meta = base_meta(command="theory spectrum", matrix=matrix, protocol=protocol,
                      regime="large" if protocol == "cui" else regime, before=before,
                      student=s.as_dict(), teacher=t.as_dict(), spectra=spectra,
@@ -184,3 +162,66 @@ def spectrum(*, matrix: str = "ck", protocol: str = "ba", regime: str = "small",
         meta.update({k: spectra[0][k] for k in SCALAR_KEYS})
     keys = tuple(grid[0]) if len(grid) > 1 else ()
     return SpectrumResult(rows=rows, meta=meta, columns=Columns((*keys, "x"), ("density",)))
+
+
+def _check_choices(matrix, protocol, regime) -> None:
+    """The matrix, the protocol and the regime (the Cui protocol is always a large step)."""
+    if matrix not in MATRICES:
+        raise ParameterError(option("matrix"), matrix, "weights or ck")
+    if protocol not in PROTOCOLS:
+        raise ParameterError(option("protocol"), protocol, "ba or cui")
+    if regime not in ("small", "large"):
+        raise ParameterError(option("regime"), regime, "small or large")
+    if protocol == "cui" and regime != "small":
+        raise ParameterError(option("regime"), regime, f"not given with {option('protocol')} cui (always a large step)")
+
+
+def _check_density_options(equivalence, points) -> None:
+    """The CK equivalence and the number of points of the default density grid."""
+    if equivalence not in ("conditional", "gaussian"):
+        raise ParameterError(option("equivalence"), equivalence, "conditional or gaussian")
+    if not (isinstance(points, int) and not isinstance(points, bool) and 2 <= points <= 1_000_000):
+        raise ParameterError(option("points"), points, "an integer in [2, 1000000]")
+
+
+def _activations(student, teacher, center: bool, protocol: str) -> tuple:
+    """σ and σ* resolved (centred activations required by Ba et al.'s step)."""
+    from ..activations import resolve_activation
+
+    s = resolve_activation(student, center=center, name=option("student"))
+    t = resolve_activation(teacher, center=center, name=option("teacher"))
+    if protocol == "ba":
+        check_centred("Ba et al.'s step", student=s, teacher=t)
+    return s, t
+
+
+def _grid(protocol: str, *, psi1, psi2, eta, alpha, beta, eta_tilde, alpha0, noise) -> list[dict]:
+    """The Cartesian grid of the protocol's parameters (Ba: ψ1, ψ2, η, σ_ε; Cui: α, β, η̃, σ_ε, α0)."""
+    if protocol == "ba":
+        return product(psi1=values("psi1", psi1), psi2=values("psi2", psi2), eta=values("eta", eta),
+                       noise=values("noise", noise))
+    return product(alpha=values("alpha", alpha), beta=values("beta", beta), eta_tilde=values("eta_tilde", eta_tilde),
+                   noise=values("noise", noise), alpha0=values("alpha0", alpha0, allow_inf=True))
+
+
+def _step(s, t, protocol: str, g: dict, regime: str, center: bool):
+    """The one gradient step at the grid point ``g`` (:func:`~asymptotics.theory.spectra.ba_step` or
+    :func:`~asymptotics.theory.spectra.cui_step`)."""
+    from ..theory.spectra import ba_step, cui_step
+
+    if protocol == "ba":
+        return ba_step(s, t, psi1=g["psi1"], psi2=g["psi2"], eta=g["eta"], noise=g["noise"], regime=regime,
+                       center=center)
+    return cui_step(s, t, alpha=g["alpha"], beta=g["beta"], eta_tilde=g["eta_tilde"], alpha0=g["alpha0"],
+                    noise=g["noise"], center=center)
+
+
+def _matrix_spectrum(matrix: str, step, w: float, *, xs, points, before, types, kappa_nodes, equivalence):
+    """The spectrum of W₁ᵀW₁ (``weights``) or of the conjugate kernel (``ck``) after ``step``, the
+    large step's outliers at width ``w``."""
+    from ..theory.spectra import ck_spectrum, weights_spectrum
+
+    if matrix == "weights":
+        return weights_spectrum(step, x=xs, points=points, before=before, width=w, types=types)
+    return ck_spectrum(step, x=xs, points=points, before=before, width=w, equivalence=equivalence, types=types,
+                       kappa_nodes=kappa_nodes)

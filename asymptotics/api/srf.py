@@ -339,6 +339,33 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
         and their conjugates; ``Q1, Q2`` as K×K blocks for K readout types) and the solver's
         ``status, iterations, residual, prior, quadrature_error, stability_margin``.
     """
+    srf_mode, on_failure = _check_model_choice(tol, on_failure, eta_tilde, alpha0, c, r, gamma)
+    alphas, betas, lams, noises = values("alpha", alpha), values("beta", beta), values("lam", lam), values("noise", noise)
+    models = _model_points(srf_mode, noises, eta_tilde=eta_tilde, alpha0=alpha0, c=c, r=r, gamma=gamma)
+    product(MAX_POINTS, model=models, beta=betas, lam=lams, alpha=alphas)  # size check only
+    ro = parse_readout(readout)
+    seed = _check_sampling_options(finite_d, seed, max_memory, bulk)
+    if bulk in ("structured", "self-term", "network"):
+        return _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress,
+                           srf_mode=srf_mode, readout=ro, noises=noises, finite_d=finite_d, width=width, kind=bulk)
+    finite_d = _check_finite_d(finite_d, ro, betas, max_memory)
+    widths = _check_widths(width, finite_d)
+    from ..activations import resolve_activation
+
+    spec = SRFGrid(resolve_activation(student, center=center, name=option("student")),
+                   resolve_activation(teacher, center=center, name=option("teacher")),
+                   models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0),
+                   widths)
+    with Progress(len(models) * len(betas) * len(lams), "theory srf", progress) as bar:
+        sols = _solve(spec, bar.advance, rows=True)
+    rows, n_failed = _point_rows(sols, spec, on_failure)
+    return Result(rows=rows, meta=_srf_meta(spec, tol, seed, n_failed), columns=TABLE)
+
+
+def _check_model_choice(tol, on_failure, eta_tilde, alpha0, c, r, gamma) -> tuple[bool, str]:
+    """``tol`` and ``on_failure`` checked, and the way the model is given: the sRF model (all of ``c``,
+    ``r``, ``gamma``) or the network (``eta_tilde`` and ``alpha0``), never both. Returns (sRF model?,
+    on_failure)."""
     if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and 1e-16 <= tol < 1):
         raise ParameterError(option("tol"), tol, "in [1e-16, 1)")
     on_failure = check_on_failure(on_failure)
@@ -354,16 +381,21 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
     if not srf_mode and any(v is None for v in (eta_tilde, alpha0)):
         raise ParameterError(net_names, (eta_tilde, alpha0),
                              f"both given (or {' '.join(option(n) for n in ('c', 'r', 'gamma'))} for the sRF model)")
-    alphas = values("alpha", alpha)
-    betas, lams = values("beta", beta), values("lam", lam)
-    noises = values("noise", noise)
+    return srf_mode, on_failure
+
+
+def _model_points(srf_mode: bool, noises: list, *, eta_tilde, alpha0, c, r, gamma) -> list[dict]:
+    """The model points, a Cartesian product: ``c, r, gamma, noise`` (sRF model) or ``eta_tilde, alpha0,
+    noise`` (the network; α0 may be ``inf``)."""
     if srf_mode:
-        models = product(c=values("c", c), r=values("r", r), gamma=values("gamma", gamma), noise=noises)
-    else:
-        models = product(eta_tilde=values("eta_tilde", eta_tilde), alpha0=values("alpha0", alpha0, allow_inf=True),
-                         noise=noises)
-    product(MAX_POINTS, model=models, beta=betas, lam=lams, alpha=alphas)  # size check only
-    ro = parse_readout(readout)
+        return product(c=values("c", c), r=values("r", r), gamma=values("gamma", gamma), noise=noises)
+    return product(eta_tilde=values("eta_tilde", eta_tilde), alpha0=values("alpha0", alpha0, allow_inf=True),
+                   noise=noises)
+
+
+def _check_sampling_options(finite_d, seed, max_memory, bulk) -> int:
+    """``max_memory`` checked; ``seed`` and ``max_memory`` refused without a sampled bulk; ``bulk`` one of
+    :data:`~asymptotics.api.srf_structured.BULKS`. Returns the seed (default 0)."""
     if max_memory is not None:
         parse_memory(max_memory, option("max_memory"))
     if finite_d is None:
@@ -372,80 +404,101 @@ def spiked_rf(*, alpha, student="tanh", teacher="tanh", beta=1.0, lam=0.01, eta_
     seed = 0 if seed is None else seed
     if bulk not in BULKS:
         raise ParameterError(option("bulk"), bulk, "one of " + ", ".join(BULKS))
-    if bulk in ("structured", "self-term", "network"):
-        return _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress,
-                           srf_mode=srf_mode, readout=ro, noises=noises, finite_d=finite_d, width=width, kind=bulk)
-    if finite_d is not None:
-        finite_d = check_int(option("finite_d"), finite_d, 2)
-        if ro is not None and not ro.is_uniform:
-            raise ParameterError(option("finite_d"), finite_d, "used with the uniform readout only (no readout types)")
-        p_max = max(max(1, round(b * finite_d)) for b in betas)
-        check_memory(f"{option('finite_d')} {finite_d} (p = {p_max})", finite_d_memory(finite_d, p_max), max_memory,
-                     option("max_memory"))
-    widths: tuple = ()
-    if width is not None:
-        if finite_d is not None:
-            raise ParameterError(option("width"), width, f"not combined with {option('finite_d')}")
-        widths = tuple(values("width", width))
-        for w in widths:
-            if not (math.isfinite(w) and w >= 1):
-                raise ParameterError(option("width"), w, "a finite number of neurons p ≥ 1")
-    from ..activations import resolve_activation
+    return seed
 
-    spec = SRFGrid(resolve_activation(student, center=center, name=option("student")),
-                   resolve_activation(teacher, center=center, name=option("teacher")),
-                   models, betas, lams, alphas, ro, srf_mode, float(tol), finite_d, check_int(option("seed"), seed, 0),
-                   widths)
-    with Progress(len(models) * len(betas) * len(lams), "theory srf", progress) as bar:
-        sols = _solve(spec, bar.advance, rows=True)
+
+def _check_finite_d(finite_d, ro, betas: list, max_memory) -> int | None:
+    """The sampled bulk's d (uniform readout only), after the memory pre-flight of its largest p."""
+    if finite_d is None:
+        return None
+    finite_d = check_int(option("finite_d"), finite_d, 2)
+    if ro is not None and not ro.is_uniform:
+        raise ParameterError(option("finite_d"), finite_d, "used with the uniform readout only (no readout types)")
+    p_max = max(max(1, round(b * finite_d)) for b in betas)
+    check_memory(f"{option('finite_d')} {finite_d} (p = {p_max})", finite_d_memory(finite_d, p_max), max_memory,
+                 option("max_memory"))
+    return finite_d
+
+
+def _check_widths(width, finite_d) -> tuple:
+    """The finite widths p ≥ 1 of the finite-width theory (empty: p = ∞ only); not with a sampled bulk."""
+    if width is None:
+        return ()
+    if finite_d is not None:
+        raise ParameterError(option("width"), width, f"not combined with {option('finite_d')}")
+    widths = tuple(values("width", width))
+    for w in widths:
+        if not (math.isfinite(w) and w >= 1):
+            raise ParameterError(option("width"), w, "a finite number of neurons p ≥ 1")
+    return widths
+
+
+def _point_rows(sols: list, spec: SRFGrid, on_failure: str) -> tuple[list, int]:
+    """The rows of the solved points (one per width with ``spec.widths``) and the number of failures; a
+    failure raises the point's error with ``on_failure="raise"``."""
     rows, n_failed = [], 0
-    keys = [(mp, b, lm) for mp in models for b in betas for lm in lams]
+    keys = [(mp, b, lm) for mp in spec.models for b in spec.betas for lm in spec.lams]
     for k, item in enumerate(sols):
         if isinstance(item, dict):  # a solved point of the compiled grid: its row is ready
             rows.append(item)
             continue
         sol, finite = item
-        mp, b, lm = keys[k // len(alphas)]
-        row = _row(mp, sol, srf_mode)
+        mp, b, lm = keys[k // len(spec.alphas)]
+        row = _row(mp, sol, spec.srf_mode)
         point = {**{n: v for n, v in mp.items()}, "beta": b, "lam": lm, "alpha": sol.alpha}
         if not sol.converged:
             n_failed += 1
             if on_failure == "raise":
                 raise point_error("theory srf", point, sol.message)
-        if not widths:
+        if not spec.widths:
             rows.append(row)
             continue
-        for w, fw in zip(widths, finite or [None] * len(widths), strict=True):
-            wrow = {**row, "width": w, "test_error_infinite": row.get("test_error"),
-                    "train_error_infinite": row.get("train_error")}
-            if fw is None or isinstance(fw, Exception):
-                if fw is not None:
-                    n_failed += 1
-                    if on_failure == "raise":
-                        raise point_error("theory srf", {**point, "width": w}, str(fw))
-                    wrow.update(status="singular", message=str(fw))
-                wrow.update(test_error=None, train_error=None)
-            else:
-                d = fw.as_dict()
-                wrow.update(test_error=fw.test_error, train_error=fw.train_error, m=d["m"],
-                            mean_response=d["mean_response"], residual=max(fw.residual, row.get("residual") or 0.0),
-                            status=fw.status.label)
-            rows.append(wrow)
-    meta = base_meta(
+        width_rows, width_failed = _width_rows(row, point, finite, spec.widths, on_failure)
+        rows += width_rows
+        n_failed += width_failed
+    return rows, n_failed
+
+
+def _width_rows(row: dict, point: dict, finite, widths: tuple, on_failure: str) -> tuple[list, int]:
+    """One row per finite width p: the p = ∞ row ``row`` with its errors moved to ``*_infinite`` and the
+    finite-width theory's (``finite``: a solution, its ConvergenceError, or ``None`` when p = ∞ failed)."""
+    out, n_failed = [], 0
+    for w, fw in zip(widths, finite or [None] * len(widths), strict=True):
+        wrow = {**row, "width": w, "test_error_infinite": row.get("test_error"),
+                "train_error_infinite": row.get("train_error")}
+        if fw is None or isinstance(fw, Exception):
+            if fw is not None:
+                n_failed += 1
+                if on_failure == "raise":
+                    raise point_error("theory srf", {**point, "width": w}, str(fw))
+                wrow.update(status="singular", message=str(fw))
+            wrow.update(test_error=None, train_error=None)
+        else:
+            d = fw.as_dict()
+            wrow.update(test_error=fw.test_error, train_error=fw.train_error, m=d["m"],
+                        mean_response=d["mean_response"], residual=max(fw.residual, row.get("residual") or 0.0),
+                        status=fw.status.label)
+        out.append(wrow)
+    return out, n_failed
+
+
+def _srf_meta(spec: SRFGrid, tol, seed, n_failed: int) -> dict:
+    """The metadata of ``theory srf``: the model, activations, readout, tolerance, prior and conventions."""
+    return base_meta(
         command="theory srf",
-        model="srf" if srf_mode else ("Cui et al.'s sRF model of the one-step network (isotropic map; "
-                                      "the network itself: bulk='network')"),
+        model="srf" if spec.srf_mode else ("Cui et al.'s sRF model of the one-step network (isotropic map; "
+                                           "the network itself: bulk='network')"),
         activations={"student": spec.student.as_dict(), "teacher": spec.teacher.as_dict()},
-        readout=None if ro is None else ro.as_dict(),
+        readout=None if spec.readout is None else spec.readout.as_dict(),
         tolerance=tol,
-        prior="Marchenko–Pastur closed form" if finite_d is None else f"sampled bulk, d = {finite_d}, seed = {seed}",
+        prior="Marchenko–Pastur closed form" if spec.finite_d is None else
+              f"sampled bulk, d = {spec.finite_d}, seed = {seed}",
         conventions="Cui et al.: alpha = n/d, beta = p/d, lam not rescaled (sum of squares + lam |a|^2); "
                     "test_error excludes the label noise, train_error includes it",
-        formulas="docs/spiked-rf.md" + (", docs/spiked-rf-finite-width.md" if widths else ""),
-        widths=list(widths) or None,
+        formulas="docs/spiked-rf.md" + (", docs/spiked-rf-finite-width.md" if spec.widths else ""),
+        widths=list(spec.widths) or None,
         failed=n_failed,
     )
-    return Result(rows=rows, meta=meta, columns=TABLE)
 
 
 def _structured(models, betas, lams, alphas, student, teacher, center, tol, on_failure, progress, *, kind,

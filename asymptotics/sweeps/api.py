@@ -315,104 +315,162 @@ def run_sweep(
                  "threads_per_task": threads_per_task}
     cfg = _resolve_config(config, overrides)
     plan = plan_sweep(cfg, out, retry_failed=retry_failed)
-    ex_cfg = cfg.execution
-    sched = scheduler if scheduler is not None and not isinstance(scheduler, str) else ex_cfg.scheduler
-    store = SweepStore(plan.out)
-    base = dict(
-        name=cfg.name, quantity=cfg.quantity, out=plan.out, total=len(plan.tasks),
-        previously_ok=plan.previously_ok,
-        previously_failed=0 if retry_failed else plan.previously_failed,
-        pending=len(plan.pending),
-        largest_memory_estimate=max((t.memory for t in plan.pending if t.memory is not None), default=None),
-    )
+    sched = scheduler if scheduler is not None and not isinstance(scheduler, str) else cfg.execution.scheduler
+    base = _summary_base(cfg, plan, retry_failed)
     if dry_run or not plan.pending:
-        limit = plan_memory_limit(ex_cfg.max_memory, sched)
-        over = [t for t in plan.pending if limit is not None and t.memory is not None and t.memory > limit]
-        errors = (refusal_message(len(over), base["largest_memory_estimate"], limit),) if over else ()
-        return SweepSummary(run_id=None, executor="none (nothing to run)" if not dry_run else str(sched or "in-process"),
-                            dry_run=dry_run, memory_limit=limit, refused=len(over) if dry_run else 0, errors=errors,
-                            elapsed_s=time.perf_counter() - t_start, **base)
+        return _summary_without_running(cfg, plan, base, sched, dry_run, t_start)
 
     import pyarrow.parquet  # noqa: F401  (imported before the executor starts: the first flush is prompt)
     from rich.console import Console
 
     console = console or Console(stderr=True)
     enabled = console.is_terminal if progress is None else bool(progress)
+    return _run_pending(cfg, plan, sched, base, console, enabled, callback, t_start)
+
+
+def _summary_base(cfg: SweepConfig, plan: SweepPlan, retry_failed: bool) -> dict:
+    """The fields of the summary known before anything runs: what, where, and the plan's counts."""
+    return dict(
+        name=cfg.name, quantity=cfg.quantity, out=plan.out, total=len(plan.tasks),
+        previously_ok=plan.previously_ok,
+        previously_failed=0 if retry_failed else plan.previously_failed,
+        pending=len(plan.pending),
+        largest_memory_estimate=max((t.memory for t in plan.pending if t.memory is not None), default=None),
+    )
+
+
+def _summary_without_running(cfg: SweepConfig, plan: SweepPlan, base: dict, sched, dry_run: bool,
+                             t_start: float) -> SweepSummary:
+    """The summary of a dry run (with the tasks the memory bound would refuse) or of a sweep with
+    nothing left to run."""
+    limit = plan_memory_limit(cfg.execution.max_memory, sched)
+    over = [t for t in plan.pending if limit is not None and t.memory is not None and t.memory > limit]
+    errors = (refusal_message(len(over), base["largest_memory_estimate"], limit),) if over else ()
+    return SweepSummary(run_id=None, executor="none (nothing to run)" if not dry_run else str(sched or "in-process"),
+                        dry_run=dry_run, memory_limit=limit, refused=len(over) if dry_run else 0, errors=errors,
+                        elapsed_s=time.perf_counter() - t_start, **base)
+
+
+@dataclass
+class _RunState:
+    """What a run has done so far, updated as batches arrive; its summary is built from it (also after
+    an interrupt)."""
+
+    description: str
+    limit: int | None
+    threads: int | None
+    counts: dict = field(default_factory=lambda: {"ok": 0, "error": 0, "refused": 0})
+    errors: list = field(default_factory=list)
+    task_seconds: float = 0.0
+    run_s: float = 0.0
+    interrupted: bool = False
+
+
+def _run_pending(cfg: SweepConfig, plan: SweepPlan, sched, base: dict, console, enabled: bool, callback,
+                 t_start: float) -> SweepSummary:
+    """Run the plan's pending tasks under the output directory's lock; the rows are written as they
+    arrive, and the run record at the end (also after an interrupt, which is re-raised)."""
+    ex_cfg = cfg.execution
+    store = SweepStore(plan.out)
     quantity = get_quantity(cfg.quantity)
     run_id = new_run_id()
-    counts = {"ok": 0, "error": 0, "refused": 0}
-    errors: list[str] = []
-    task_seconds = 0.0
-    interrupted = False
     executor = make_executor(sched, max_memory=ex_cfg.max_memory, retries=ex_cfg.retries,
                              threads=ex_cfg.threads_per_task)
-    description = str(sched or "in-process")
-    limit = ex_cfg.max_memory
-    run_s = 0.0
-    threads = ex_cfg.threads_per_task
+    state = _RunState(description=str(sched or "in-process"), limit=ex_cfg.max_memory, threads=ex_cfg.threads_per_task)
     with store.lock():
         store.open_for(cfg, run_id)
         writer = _Writer(store, run_id, ex_cfg.flush_seconds, ex_cfg.flush_rows)
         try:
             with executor:
-                description = executor.describe()
-                limit = ex_cfg.max_memory if ex_cfg.max_memory is not None else executor.memory_limit()
-                if limit is None:
-                    limit = plan_memory_limit(None, sched)
-                runnable, refused_rows = [], []
-                for t in plan.pending:
-                    if limit is not None and t.memory is not None and t.memory > limit:
-                        refused_rows.append(failed_row(
-                            t, "refused",
-                            f"MemoryBound: estimated {format_bytes(t.memory)} > bound {format_bytes(limit)}; "
-                            "raise --max-memory or use a node with more memory", run_id))
-                    else:
-                        runnable.append(t)
-                if refused_rows:
-                    counts["refused"] += len(refused_rows)
-                    errors.append(refused_rows[0]["error"])
-                    writer.add(refused_rows)
-                threads = ex_cfg.threads_per_task or default_threads(quantity, runnable, executor)
-                bs = ex_cfg.batch_size
-                batches = [runnable[i:i + bs] for i in range(0, len(runnable), bs)]
-                with _progress(console, enabled) as bar:
-                    job = bar.add_task(cfg.name or cfg.quantity, total=len(plan.pending), completed=len(refused_rows),
-                                       ok=0, failed=0, refused=len(refused_rows), rate="")
-                    t_run = time.perf_counter()
-                    try:
-                        for rows in executor.run(quantity.fn, batches, run_id, threads):
-                            writer.add(rows)
-                            for r in rows:
-                                counts[r["status"]] += 1
-                                task_seconds += r.get("elapsed_s") or 0.0
-                                if r["status"] != "ok" and len(errors) < 5 and r["error"] not in errors:
-                                    errors.append(r["error"])
-                            elapsed = time.perf_counter() - t_run
-                            n_done = counts["ok"] + counts["error"]
-                            bar.update(job, advance=len(rows), ok=counts["ok"], failed=counts["error"],
-                                       rate=f"{n_done / elapsed:.3g} tasks/s" if elapsed > 0 else "")
-                            if callback is not None:
-                                callback(SweepUpdate(rows, n_done + counts["refused"], len(plan.pending), counts["ok"],
-                                                     counts["error"], counts["refused"], executor))
-                    finally:
-                        run_s = time.perf_counter() - t_run
+                _execute(executor, quantity, cfg, plan, sched, run_id, writer, state, console, enabled, callback)
         except BaseException:
-            interrupted = True
+            state.interrupted = True
             raise
         finally:
-            writer.flush()
-            if not interrupted:
-                store.compact(run_id)
-            summary = SweepSummary(
-                run_id=run_id, executor=description, ok=counts["ok"], failed=counts["error"],
-                refused=counts["refused"], interrupted=interrupted, elapsed_s=time.perf_counter() - t_start,
-                run_s=run_s, task_seconds=task_seconds, threads_per_task=threads, memory_limit=limit, errors=tuple(errors), **base,
-            )
-            try:
-                store.write_run_record(run_id, summary.as_dict())
-            except Exception as exc:  # never mask the run's own outcome
-                console.print(f"[yellow]could not write the run record: {exc}[/]")
-            if interrupted:
-                console.print(f"[yellow]sweep interrupted: {writer.written} finished row(s) saved in {plan.out}; "
-                              "run the same command again to resume[/]")
+            summary = _finish(store, writer, run_id, state, base, plan, console, t_start)
+    return summary
+
+
+def _execute(executor, quantity, cfg: SweepConfig, plan: SweepPlan, sched, run_id: str, writer: _Writer,
+             state: _RunState, console, enabled: bool, callback) -> None:
+    """Inside the started executor: the memory bound (tasks above it recorded as refused), the threads
+    per task, then the batches run with a progress bar."""
+    ex_cfg = cfg.execution
+    state.description = executor.describe()
+    state.limit = ex_cfg.max_memory if ex_cfg.max_memory is not None else executor.memory_limit()
+    if state.limit is None:
+        state.limit = plan_memory_limit(None, sched)
+    runnable, refused_rows = _split_by_memory(plan.pending, state.limit, run_id)
+    if refused_rows:
+        state.counts["refused"] += len(refused_rows)
+        state.errors.append(refused_rows[0]["error"])
+        writer.add(refused_rows)
+    state.threads = ex_cfg.threads_per_task or default_threads(quantity, runnable, executor)
+    bs = ex_cfg.batch_size
+    batches = [runnable[i:i + bs] for i in range(0, len(runnable), bs)]
+    with _progress(console, enabled) as bar:
+        job = bar.add_task(cfg.name or cfg.quantity, total=len(plan.pending), completed=len(refused_rows),
+                           ok=0, failed=0, refused=len(refused_rows), rate="")
+        t_run = time.perf_counter()
+        try:
+            for rows in executor.run(quantity.fn, batches, run_id, state.threads):
+                _record_batch(rows, writer, state, bar, job, t_run, len(plan.pending), callback, executor)
+        finally:
+            state.run_s = time.perf_counter() - t_run
+
+
+def _split_by_memory(pending: list[Task], limit: int | None, run_id: str) -> tuple[list[Task], list[dict]]:
+    """The tasks within the memory bound, and the ``refused`` rows of those whose estimate exceeds it."""
+    runnable, refused_rows = [], []
+    for t in pending:
+        if limit is not None and t.memory is not None and t.memory > limit:
+            refused_rows.append(failed_row(
+                t, "refused",
+                f"MemoryBound: estimated {format_bytes(t.memory)} > bound {format_bytes(limit)}; "
+                "raise --max-memory or use a node with more memory", run_id))
+        else:
+            runnable.append(t)
+    return runnable, refused_rows
+
+
+def _record_batch(rows: list[dict], writer: _Writer, state: _RunState, bar, job, t_run: float, pending: int,
+                  callback, executor) -> None:
+    """A finished batch: its rows written, counted (up to five distinct errors kept), the progress bar
+    advanced and ``callback`` told."""
+    writer.add(rows)
+    counts = state.counts
+    for r in rows:
+        counts[r["status"]] += 1
+        state.task_seconds += r.get("elapsed_s") or 0.0
+        if r["status"] != "ok" and len(state.errors) < 5 and r["error"] not in state.errors:
+            state.errors.append(r["error"])
+    elapsed = time.perf_counter() - t_run
+    n_done = counts["ok"] + counts["error"]
+    bar.update(job, advance=len(rows), ok=counts["ok"], failed=counts["error"],
+               rate=f"{n_done / elapsed:.3g} tasks/s" if elapsed > 0 else "")
+    if callback is not None:
+        callback(SweepUpdate(rows, n_done + counts["refused"], pending, counts["ok"], counts["error"],
+                             counts["refused"], executor))
+
+
+def _finish(store: SweepStore, writer: _Writer, run_id: str, state: _RunState, base: dict, plan: SweepPlan, console,
+            t_start: float) -> SweepSummary:
+    """The end of a run, finished or interrupted: the last rows flushed, the store compacted (finished
+    runs only), the run record written (a failure to write it never masks the run's outcome)."""
+    writer.flush()
+    if not state.interrupted:
+        store.compact(run_id)
+    summary = SweepSummary(
+        run_id=run_id, executor=state.description, ok=state.counts["ok"], failed=state.counts["error"],
+        refused=state.counts["refused"], interrupted=state.interrupted, elapsed_s=time.perf_counter() - t_start,
+        run_s=state.run_s, task_seconds=state.task_seconds, threads_per_task=state.threads, memory_limit=state.limit,
+        errors=tuple(state.errors), **base,
+    )
+    try:
+        store.write_run_record(run_id, summary.as_dict())
+    except Exception as exc:  # never mask the run's own outcome
+        console.print(f"[yellow]could not write the run record: {exc}[/]")
+    if state.interrupted:
+        console.print(f"[yellow]sweep interrupted: {writer.written} finished row(s) saved in {plan.out}; "
+                      "run the same command again to resume[/]")
     return summary
