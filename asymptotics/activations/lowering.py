@@ -8,14 +8,15 @@ For an expression σ(x) the module defines, from σ, σ' and σ'' derived symbol
 * ``f_mp, df_mp`` — mpmath versions for the high-precision path.
 
 The module is the template ``asymptotics/rendering/templates/activation.py`` with its placeholders
-printed from σ, σ', σ''; the compiled functions are printed by the package's one numba printer,
-:class:`asymptotics.rendering.printing.NumbaExprPrinter` with the real target (``math`` functions):
-``log(1 + u)`` becomes ``log1p(u)``, ``exp(u) − 1`` becomes ``expm1(u)`` and ``log1p(exp(u))``
-(softplus) becomes the overflow-free ``max(u, 0) + log1p(exp(−|u|))``. Distributional derivatives
-(DiracDelta from a kink) are 0 almost everywhere and printed as 0; Heaviside(0) = 1/2. The numpy
-and mpmath versions are other targets, printed by the two small printers below with the same
-rules. The module goes through the one module cache (:mod:`asymptotics.rendering.modules`: one
-header, named by the hash of its source), found by a second process through the derivation index.
+printed from σ, σ', σ'' as ``sympy.codegen.ast`` function definitions by the package's one
+printer, :class:`asymptotics.rendering.printing.NumbaExprPrinter`, with one target per kind: the
+compiled functions with ``"real"`` (``math`` functions: ``log(1 + u)`` becomes ``log1p(u)``,
+``exp(u) − 1`` becomes ``expm1(u)`` and ``log1p(exp(u))`` (softplus) the overflow-free
+``max(u, 0) + log1p(exp(−|u|))``), the vectorised ones with ``"numpy"`` (the same rules over
+arrays) and the high-precision ones with ``"mpmath"`` (exact literals). Distributional derivatives
+(DiracDelta from a kink) are 0 almost everywhere and printed as 0; Heaviside(0) = 1/2. The module
+goes through the one module cache (:mod:`asymptotics.rendering.modules`: one header, named by the
+hash of its source), found by a second process through the derivation index.
 
 >>> import math
 >>> m = lower_activation(sp.log(1 + sp.exp(X)))
@@ -28,58 +29,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy as sp
-from sympy.printing.numpy import SciPyPrinter
-from sympy.printing.pycode import MpmathPrinter
+from sympy.codegen.ast import Return
 
 from ..rendering.modules import DerivationIndex, code_hash, package_files
-from ..rendering.printing import NumbaExprPrinter, nested_call, prepare
+from ..rendering.printing import NumbaExprPrinter, function_source, prepare
 from ..rendering.templates import ACTIVATION, render_template
 from .parser import X
 
 __all__ = ["lower_activation", "derivatives"]
-
-
-class _NumpyPrinter(SciPyPrinter):
-    """Vectorised numpy/scipy target (float literals at full precision, like the numba target)."""
-
-    def _print_Float(self, expr):
-        return repr(float(expr))
-
-    def _print_Heaviside(self, expr):
-        a = self._print(expr.args[0])
-        h0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"numpy.heaviside({a}, {h0})"
-
-    def _print_DiracDelta(self, expr):
-        return f"numpy.zeros_like({self._print(expr.args[0])})"
-
-    def _print_Max(self, expr):
-        return nested_call("numpy.maximum", [self._print(a) for a in expr.args])
-
-    def _print_Min(self, expr):
-        return nested_call("numpy.minimum", [self._print(a) for a in expr.args])
-
-    def _print_log1p(self, expr):
-        (u,) = expr.args
-        if isinstance(u, sp.exp):  # softplus, overflow-free
-            a = self._print(u.args[0])
-            return f"(numpy.maximum({a}, 0.0) + numpy.log1p(numpy.exp(-numpy.abs({a}))))"
-        return f"numpy.log1p({self._print(u)})"
-
-
-class _MpPrinter(MpmathPrinter):
-    def _print_Heaviside(self, expr):
-        a = self._print(expr.args[0])
-        return f"(mpmath.mpf(1) if ({a}) > 0 else (mpmath.mpf(1)/2 if ({a}) == 0 else mpmath.mpf(0)))"
-
-    def _print_DiracDelta(self, expr):
-        return "mpmath.mpf(0)"
-
-    def _print_Max(self, expr):
-        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Min(self, expr):
-        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
 
 
 def _fractional_powers_of_signed(expr: sp.Expr) -> set:
@@ -116,25 +73,24 @@ def derivatives(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     return expr, _simplified(d1), d2
 
 
+#: The placeholders of the template, by printer target: (target, name suffix, derivatives printed).
+_KINDS = (("real", "", 3), ("numpy", "_np", 3), ("mpmath", "_mp", 2))
+
+
 def render_source(expr: sp.Expr) -> str:
     """The source text of the generated module for ``expr``: the template
-    ``asymptotics/rendering/templates/activation.py`` with its placeholders printed from σ, σ', σ''."""
-    f, d1, d2 = derivatives(expr)
-    nb, npp, mp = NumbaExprPrinter(target="real"), _NumpyPrinter(), _MpPrinter()
-    lines = []
-    for name, e in (("f", f), ("df", d1), ("d2f", d2)):
-        pe = prepare(e)
-        lines += [f"def {name}(x):", f"    return float({nb.doprint(pe)})", ""]
-        lines += [
-            f"def {name}_np(x):",
-            "    x = numpy.asarray(x, dtype=numpy.float64)",
-            f"    return numpy.asarray({npp.doprint(pe)}, dtype=numpy.float64) + numpy.zeros_like(x)",
-            "",
-        ]
-    for name, e in (("f", f), ("df", d1)):
-        lines += [f"def {name}_mp(x):", f"    return {mp.doprint(e)}", ""]
-    return render_template(ACTIVATION, origin="asymptotics.activations.lowering", definitions="\n".join(lines),
-                           notes=(f"sigma(x) = {sp.sstr(f)}",))
+    ``asymptotics/rendering/templates/activation.py`` with its placeholders ``expr_<name>(x)``
+    printed from σ, σ', σ'' by the one printer, one target per kind (float64 expressions
+    :func:`prepared <asymptotics.rendering.printing.prepare>`; mpmath ones as derived)."""
+    exprs = derivatives(expr)
+    definitions = []
+    for target, suffix, count in _KINDS:
+        printer = NumbaExprPrinter(target=target)
+        for name, e in zip(("f", "df", "d2f")[:count], exprs, strict=False):
+            body = [Return(e if target == "mpmath" else prepare(e))]
+            definitions.append(function_source(f"expr_{name}{suffix}", [X], body, printer))
+    return render_template(ACTIVATION, origin="asymptotics.activations.lowering", definitions="\n\n\n".join(definitions),
+                           notes=(f"sigma(x) = {sp.sstr(exprs[0])}",))
 
 
 _INDEX = DerivationIndex()

@@ -5,7 +5,8 @@ Every function printed into a template's placeholders is a
 of :class:`~sympy.codegen.ast.Assignment` nodes — the arguments unpacked into named locals
 (:func:`unpack`), the common subexpressions shared by ``sympy.cse`` (:func:`cse_assignments`), the
 results — and a :class:`~sympy.codegen.ast.Return`, printed as a whole by
-:class:`~asymptotics.rendering.printing.NumbaExprPrinter` (:func:`function_source`). No line of
+:class:`~asymptotics.rendering.printing.NumbaExprPrinter`
+(:func:`~asymptotics.rendering.printing.function_source`). No line of
 generated code is assembled from strings.
 
 * :func:`constants` — the module's constants (``UNKNOWNS = ('g11', 'g22')``, …);
@@ -41,19 +42,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
-from sympy.codegen.ast import (
-    AddAugmentedAssignment,
-    Assignment,
-    CodeBlock,
-    FunctionCall,
-    FunctionDefinition,
-    Return,
-    String,
-    Variable,
-    none,
-)
+from sympy.codegen.ast import AddAugmentedAssignment, Assignment, CodeBlock, FunctionCall, Return, String
 
-from ..rendering.printing import Identifier, prepare
+from ..rendering.printing import Identifier, function_source, prepare
 
 __all__ = ["array", "unpack", "constants", "cse_assignments", "function_source", "tuple_function", "store_function",
            "array_function", "size_statements", "equation_terms", "scale_function"]
@@ -99,18 +90,6 @@ def cse_assignments(exprs, tag: str) -> tuple[list[Assignment], list[sp.Expr]]:
     ``_<tag>0, _<tag>1, …`` (``sympy.cse``, basic optimisations) and the reduced expressions."""
     repl, reduced = sp.cse(list(exprs), symbols=sp.numbered_symbols(f"_{tag}"), optimizations="basic")
     return [Assignment(s, e) for s, e in repl], list(reduced)
-
-
-def _arguments(args) -> list[Variable]:
-    if isinstance(args, str):
-        args = [a.strip() for a in args.split(",")]
-    return [Variable(Identifier(a) if isinstance(a, str) else a) for a in args]
-
-
-def function_source(name: str, args, body: Sequence, printer) -> str:
-    """``def name(args): body`` printed by ``printer``; ``args`` are names (a list, or one string
-    ``"x, p"``) or symbols (printed by the printer's symbol map)."""
-    return printer.doprint(FunctionDefinition(none, name, _arguments(args), CodeBlock(*body)))
 
 
 def tuple_function(name: str, args, unpacked: Sequence, exprs, printer, tag: str) -> str:

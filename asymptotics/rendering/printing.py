@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import types
 
 import sympy as sp
 from sympy.codegen.rewriting import optimize, optims_c99
@@ -59,7 +60,7 @@ from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
 
-__all__ = ["NumbaExprPrinter", "Identifier", "safe_name", "prepare", "nested_call", "TARGETS"]
+__all__ = ["NumbaExprPrinter", "Identifier", "function_source", "safe_name", "prepare", "nested_call", "TARGETS"]
 
 #: The targets of :class:`NumbaExprPrinter` (see the module docstring).
 TARGETS = ("generic", "real", "numpy", "mpmath")
@@ -73,6 +74,11 @@ _TABLES = {
     "mpmath": ("mpmath", dict(MpmathPrinter._kf), dict(MpmathPrinter._kc)),
 }
 
+#: Per target: sympy's printers of that language, whose own print methods print what the shared
+#: rules of :class:`NumbaExprPrinter` do not cover (arrays: ``numpy.select`` for a Piecewise,
+#: ``numpy.less`` for a relation, ``numpy.logical_and``, …), most specific last.
+_DIALECTS = {"numpy": (NumPyPrinter, SciPyPrinter), "mpmath": (MpmathPrinter,)}
+
 #: Largest |k| of an integer power printed as an exact power ``b**k``.
 MAX_EXACT_POWER = 16
 
@@ -81,6 +87,25 @@ class Identifier(sp.Symbol):
     """A name of the generated code itself — an array argument, a local, a dtype expression such
     as ``x.dtype`` — printed verbatim; never equal to a symbol of the mathematics (a different
     class), so the printer's symbol → identifier map cannot rename it."""
+
+
+def function_source(name: str, args, body, printer) -> str:
+    """``def name(args): body`` — a :class:`sympy.codegen.ast.FunctionDefinition` printed by
+    ``printer``; ``args`` are names (a list, or one string ``"x, p"``) or symbols (printed by the
+    printer's symbol map), ``body`` a sequence of ``sympy.codegen.ast`` statements.
+
+    >>> from sympy.codegen.ast import Return
+    >>> x = sp.Symbol("x")
+    >>> print(function_source("f", [x], [Return(sp.log(1 + sp.exp(x)))], NumbaExprPrinter(target="mpmath")))
+    def f(x):
+        return mpmath.log(mpmath.exp(x) + 1)
+    """
+    from sympy.codegen.ast import CodeBlock, FunctionDefinition, Variable, none
+
+    if isinstance(args, str):
+        args = [a.strip() for a in args.split(",")]
+    params = [Variable(Identifier(a) if isinstance(a, str) else a) for a in args]
+    return printer.doprint(FunctionDefinition(none, name, params, CodeBlock(*body)))
 
 
 def safe_name(prefix: str, sym) -> str:
@@ -120,6 +145,11 @@ class NumbaExprPrinter(PythonCodePrinter):
         self.target = target
         self._module, self.known_functions, self.known_constants = _TABLES[target]
         self._names = symbol_names or {}
+        for dialect in _DIALECTS.get(target, ()):
+            self.printmethod = dialect.printmethod
+            for name, method in vars(dialect).items():
+                if name.startswith("_print_") and name not in vars(NumbaExprPrinter):
+                    setattr(self, name, types.MethodType(method, self))
 
     # ---- symbols and numbers ------------------------------------------------------------
     def _print_Symbol(self, expr):
