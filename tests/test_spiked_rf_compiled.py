@@ -2,12 +2,13 @@
 
 References, each independent of the code under test:
 - Newton's method with a finite-difference Jacobian on the plain-numpy reduced maps of
-  ``asymptotics.theory.spiked_rf.priors`` (another solver, another implementation of the maps),
-  and the project's Python Anderson solver (``asymptotics.solvers.fixed_point``) on those maps;
+  ``asymptotics.theory.spiked_rf.priors`` (another solver, another implementation of the maps);
 - closed forms of Gaussian expectations (erf, sin, ReLU) and mpmath quadrature for tanh;
-- numpy's LAPACK least squares and linear solves;
 - the reference values of docs/spiked-rf.md (tables of Cui et al. §6–§8) and the linear floor in
   closed form.
+
+The compiled Anderson solve and the small dense linear algebra the kernels include are the
+numerics layer's, tested against their own references in ``tests/test_numerics_anderson_linalg.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from scipy import special
 import asymptotics.theory.spiked_rf.fixed_point as fp
 from asymptotics.activations import activation
 from asymptotics.errors import ParameterError
-from asymptotics.solvers import Anderson, Newton, continuation
+from asymptotics.solvers import Newton, continuation
 from asymptotics.theory.spiked_rf import (
     cget_coefficients,
     channel_model,
@@ -36,8 +37,6 @@ from asymptotics.theory.spiked_rf import (
     target_functions,
 )
 from asymptotics.theory.spiked_rf.cget import shifted_gaussian_moments
-from asymptotics.theory.spiked_rf.kernels import linalg_kernels, solver_kernels
-from asymptotics.theory.spiked_rf.prior_mp import mp_resolvent_moments
 from asymptotics.theory.spiked_rf.priors import choose_prior
 
 FIELDS = ("test_error", "train_error", "V1", "V2", "Q1", "Q2", "m", "t", "psi", "V1hat", "V2hat", "Q1hat",
@@ -73,17 +72,6 @@ def test_compiled_equals_newton_on_the_numpy_maps(case):
         assert a.converged and a.residual < 1e-10
         # both solve the same equations to ~1e-12 (conditioning ~1/λ at λ = 1e-6)
         _assert_same(a, b, rtol=1e-9 if lam < 1e-3 else 1e-10, atol=1e-11)
-
-
-def test_compiled_anderson_reproduces_the_python_anderson():
-    # the same algorithm (history, restart and rank guards, stopping rule): same iteration counts
-    m = channel_model(cui_to_srf(5.0, 1.0, "tanh", "tanh"), "tanh", "tanh")
-    alphas = np.linspace(0.2, 5.0, 13)
-    got = spiked_rf_curve(m, alphas, 1.0, 0.01)
-    ref = _python_curve(m, alphas, 1.0, 0.01, Anderson(memory=4, atol=1e-12, rtol=1e-12, max_steps=3000))
-    assert [g.iterations for g in got] == [r.iterations for r in ref]
-    for a, b in zip(got, ref, strict=True):
-        _assert_same(a, b, rtol=1e-12, atol=1e-14)
 
 
 def test_k_types_compiled_equals_newton():
@@ -162,50 +150,6 @@ def test_tables_cached_and_read_only():
     assert a.mu0 is b.mu0 and b.noise_var == pytest.approx(0.09)
     with pytest.raises(ValueError):
         a.mu0[0, 0] = 1.0
-
-
-# ---------------------------------------------------------------------------------------------
-# small linear algebra of the kernels
-
-
-def test_jacobi_least_squares_against_lapack():
-    k = linalg_kernels()
-    rng = np.random.default_rng(np.random.SeedSequence(41))
-    for n, h in ((2, 1), (2, 2), (5, 3), (7, 4)):
-        for scale in (1.0, 1e-8):
-            F = rng.standard_normal((n, h))
-            F[:, -1] = F[:, 0] + scale * F[:, -1] if h > 1 else F[:, -1]
-            r = rng.standard_normal(n)
-            gamma = np.empty(h)
-            rank, smin, smax = k.lstsq_jacobi(F, r, np.finfo(float).eps * max(n, h), gamma)
-            ref, _, ref_rank, sv = np.linalg.lstsq(F, r, rcond=None)
-            assert rank == ref_rank
-            assert smin == pytest.approx(sv[-1], rel=1e-10) and smax == pytest.approx(sv[0], rel=1e-13)
-            # the solutions agree to the conditioning of F (≈ 1/scale) times the rounding
-            np.testing.assert_allclose(gamma, ref, rtol=1e-12 if scale == 1.0 else 1e-6)
-    M = rng.standard_normal((4, 4))
-    b = rng.standard_normal(4)
-    x = np.empty(4)
-    assert k.lu_solve(M, b, x)
-    np.testing.assert_allclose(x, np.linalg.solve(M, b), rtol=1e-12)
-    assert not k.lu_solve(np.zeros((2, 2)), b[:2], x[:2])
-    for A in (np.array([[0.3, 0.2], [0.1, 0.4]]), np.array([[0.1, -0.5], [0.5, 0.1]])):
-        assert k.spectral_radius_2x2(*A.ravel()) == pytest.approx(np.max(np.abs(np.linalg.eigvals(A))), rel=1e-14)
-
-
-def test_block_solve_contract_and_compiled_mp_moments():
-    """lu_solve_many fills X with NaN for an exactly singular matrix; the compiled MP moments are
-    those of prior_mp.py (one source), bit for bit, on both sides of β = 1."""
-    k = linalg_kernels()
-    X = np.zeros((2, 2))
-    assert not k.lu_solve_many(np.zeros((2, 2)), np.eye(2), X) and np.all(np.isnan(X))
-    M = np.array([[2.0, 1.0], [1.0, 3.0]])
-    assert k.lu_solve_many(M, np.eye(2), X)
-    np.testing.assert_allclose(X, np.linalg.inv(M), rtol=1e-14)
-    sk = solver_kernels()
-    for beta in (0.3, 1.0, 2.5):
-        for u in (0.0, 1e-3, 0.7, 40.0):
-            assert sk.mp_moments(u, beta) == tuple(float(v) for v in mp_resolvent_moments(u, beta))
 
 
 # ---------------------------------------------------------------------------------------------

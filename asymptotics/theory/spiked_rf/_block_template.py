@@ -1,8 +1,9 @@
 r"""Compiled reduced response system of K readout types (block Marchenko–Pastur prior).
 
-This file is a template (:mod:`asymptotics.rendering.templates`) whose placeholders are bound to
-the rendered ``_linalg_template.py`` (:func:`~asymptotics.theory.spiked_rf.kernels.block_kernels`);
-everything from the marker line on is copied verbatim.
+This file is a template (:mod:`asymptotics.rendering.templates`) rendered by
+:func:`~asymptotics.theory.spiked_rf.kernels.block_kernels` with the numerics templates
+``dense_linalg.py`` and ``anderson.py`` included; everything from the marker line on is copied
+verbatim.
 
 The mathematics is that of :mod:`asymptotics.theory.spiked_rf.priors` (``BlockMarchenkoPastur``)
 and :mod:`asymptotics.theory.spiked_rf.readout_types` (docs/spiked-rf.md, "K readout types"),
@@ -11,10 +12,16 @@ written as loops with the arithmetic of the numpy functions they replace:
 * the point of the reduced system x = (log V2_k, log V1_kk, V1_kl/√(V1_kk V1_ll) for k < l);
 * one outer step: V(κ) → ŵ → (V̂1, V̂2) → D = λ + V̂2, τ = π/V2 − D → one block self-energy
   step τ ↦ c∘diag[(I + βV̂1Λ)⁻¹V̂1] → V1 = (Λ⁻¹ + βV̂1)⁻¹, V2 = π/(D + τ);
-* the start: the exact block MP prior at the conjugates of V = 0, its self-energy solved by
-  Anderson (memory 5, tolerance 10⁻¹³) as ``solve_block_mp``;
-* Anderson on the outer map and continuation along α (the assembly of the solution stays in
+* the start: the exact block MP prior at the conjugates of V = 0, its self-energy
+  τ = c∘diag[(I + βV̂1Λ(max(τ, 0)))⁻¹V̂1] solved by Anderson (memory 5, tolerance 10⁻¹³) as
+  :func:`solve_self_energy`;
+* continuation along α of the outer solve (the assembly of the solution stays in
   :mod:`asymptotics.theory.spiked_rf.fixed_point`).
+
+Both fixed points are problems of the one compiled Anderson solve
+(``asymptotics/numerics/templates/anderson.py``); its map :func:`fixed_point_map` reads which
+one from the problem (``(which, outer, inner)``: ``which`` = :data:`OUTER` or
+:data:`SELF_ENERGY`, the other part a placeholder of the same types).
 """
 
 
@@ -23,14 +30,19 @@ from numba import njit
 
 from asymptotics.numerics.status import Status
 
-# placeholders: bound to the rendered _linalg_template.py
-from ._linalg_template import RUNNING, anderson_iterate, anderson_workspace, lu_solve_many, scaled_residual
+# placeholders: included by rendering (the numerics templates)
+from ...numerics.templates.anderson import anderson_solve
+from ...numerics.templates.dense_linalg import lu_solve_many
 
 # ---- kernels (copied into the rendered module) ----
 
 CONVERGED = int(Status.CONVERGED)
 MAX_STEPS = int(Status.MAX_STEPS)
-NONFINITE = int(Status.NONFINITE)
+
+#: which fixed point a problem of :func:`fixed_point_map` is: the outer reduced system, or the
+#: block self-energy of the start
+OUTER = 0
+SELF_ENERGY = 1
 
 #: start status of a prior operator that is not positive (λ + V̂2_k ≤ 0 for some type)
 BAD_PRIOR = -2
@@ -150,20 +162,28 @@ def block_map(x, out, ratio, lam, beta, c, pi, w, mu1, mu2):
 
 
 @njit(**JIT)
+def fixed_point_map(x, g, problem):
+    """The map of the Anderson solve (``anderson.py``): ``problem`` = (which, outer, inner) with
+    outer = (α/β, λ, β, c, π, w, μ1, μ2²) (:func:`block_map`) and inner = (V̂1, D, c, π, β)
+    (g = the self-energy at max(x, 0), :func:`self_energy`)."""
+    which, outer, inner = problem
+    if which == OUTER:
+        ratio, lam, beta, c, pi, w, mu1, mu2 = outer
+        block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
+        return
+    V1h, D, c, pi, beta = inner
+    t = np.empty(x.shape[0])
+    for k in range(x.shape[0]):
+        t[k] = max(x[k], 0.0)
+    g[:] = self_energy(t, V1h, D, c, pi, beta)
+
+
+@njit(**JIT)
 def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
     """Anderson (memory 5, tolerance ``tol``, 5000 steps) on τ = self_energy(max(τ, 0)) from τ
     (overwritten). Returns (status, iterations, residual) (readout_types.solve_block_mp)."""
-    K = tau.shape[0]
-    ws = anderson_workspace(5, K)
-    t = np.empty(K)
-    for it in range(1, 5001):
-        for k in range(K):
-            t[k] = max(tau[k], 0.0)
-        g = self_energy(t, V1h, D, c, pi, beta)
-        status, res = anderson_iterate(g, tau, ws, True, tol, tol, 5, 1.0, 1e3)
-        if status != RUNNING:
-            return status, it, res
-    return MAX_STEPS, 5000, scaled_residual(ws[0], tau)
+    outer = (0.0, 0.0, beta, c, pi, np.empty(0), np.empty((0, 0)), np.empty((0, 0)))
+    return anderson_solve(tau, (SELF_ENERGY, outer, (V1h, D, c, pi, beta)), (tol, tol, 1, 5000, 5, 1.0, 1e3))
 
 
 @njit(**JIT)
@@ -188,30 +208,22 @@ def block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2):
 
 
 @njit(**JIT)
-def solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps, memory, damping,
-                restart):
-    """Anderson on the outer block map from x (overwritten). Returns (status, iterations, residual)."""
-    g = np.empty(x.shape[0])
-    ws = anderson_workspace(memory, x.shape[0])
-    for k in range(1, max_steps + 1):
-        block_map(x, g, ratio, lam, beta, c, pi, w, mu1, mu2)
-        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
-        if status != RUNNING:
-            return status, k, res
-    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
-
-
-@njit(**JIT)
-def solve_curve_block(alphas, beta, lam, c, pi, w, mu1, mu2, x0, has_start, atol, rtol, min_steps, max_steps,
-                      memory, damping, restart, X, iout, fres):
+def solve_curve_block(alphas, beta, lam, types, x0, has_start, options, X, iout, fres):
     """Continuation along ``alphas``: row p of X the reduced point, iout[p] = (status, iterations,
     start status), fres[p] the residual. A failed start (inner self-energy) stops the path: its
     row has start status ≠ 0 and the rows after it are not solved (status MAX_STEPS after 0
-    iterations)."""
+    iterations).
+
+    Named inputs: ``types`` = (c, π, w, μ1, μ2²) (bulk variances and proportions of the K types,
+    the κ weights and the K × n tables), ``options`` = the Anderson options (atol, rtol,
+    min_steps, max_steps, memory, damping, restart)."""
+    c, pi, w, mu1, mu2 = types
     m = X.shape[1]
+    K = c.shape[0]
     x = np.empty(m)
     start = x0.copy()
     have = has_start
+    inner = (np.empty((K, K)), np.empty(K), c, pi, beta)
     for p in range(alphas.shape[0]):
         iout[p, 0] = MAX_STEPS
         iout[p, 1] = 0
@@ -229,8 +241,8 @@ def solve_curve_block(alphas, beta, lam, c, pi, w, mu1, mu2, x0, has_start, atol
                 iout[p, 1] = it
                 fres[p] = res0
                 return
-        status, its, res = solve_block(x, ratio, lam, beta, c, pi, w, mu1, mu2, atol, rtol, min_steps, max_steps,
-                                       memory, damping, restart)
+        outer = (ratio, lam, beta, c, pi, w, mu1, mu2)
+        status, its, res = anderson_solve(x, (OUTER, outer, inner), options)
         for i in range(m):
             X[p, i] = x[i]
         iout[p, 0] = status

@@ -1,37 +1,36 @@
-r"""Compiled fixed point of the spiked-RF ridge readout: acceleration, assembly, continuation, grids.
+r"""Compiled fixed point of the spiked-RF ridge readout: the problem of the Anderson solve, assembly, continuation.
 
 This file is a template (:mod:`asymptotics.rendering.templates`):
-:func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` binds its linear algebra to the rendered
-``_linalg_template.py``, defines the Marchenko–Pastur moments from the source of :mod:`.prior_mp`
-and renders it into the user cache (one
-header, named by the hash of its source) so that ``numba.njit(cache=True)`` keeps its machine code
-between processes. Everything from the marker line on is copied verbatim.
+:func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` renders it into the user cache (one
+header, named by the hash of its source, so that ``numba.njit(cache=True)`` keeps its machine code
+between processes) with the numerics templates ``dense_linalg.py`` and ``anderson.py``
+*included* and the Marchenko–Pastur moments defined from the source of :mod:`.prior_mp`.
+Everything from the marker line on is copied verbatim.
 
 The mathematics is that of :mod:`asymptotics.theory.spiked_rf.fixed_point` (docs/spiked-rf.md,
 "How it is computed"), written as loops over the κ nodes and reproducing the arithmetic of the
 plain-numpy functions it replaces:
 
-* the reduced response system x = (log V1, log V2) ↦ log(⟨λ/S⟩, ⟨1/S⟩) for one readout type with
-  the Marchenko–Pastur prior (closed-form resolvent moments) or a finite spectrum (sums);
-* Anderson acceleration (type II, memory m) of that map with the stagnation guard of
-  :class:`asymptotics.solvers.Anderson`: the history is cleared when the residual grows by more
-  than ``restart`` over the best one seen, and shortened to its newest pair when the least-squares
-  problem is rank deficient or ill-conditioned (σ_min < 10⁻¹² σ_max; singular values by one-sided
-  Jacobi); the residual test |r_i| ≤ atol + rtol·|x_i| of :mod:`asymptotics.solvers`;
-* the assembly of the solution (:mod:`._solver_assembly`, same file): means (m, t) by the exact
-  linear system, ψ explicit, variances by (I − L𝒜)q = La + f with the spectral radius of L𝒜,
-  errors, and every equation of the full fixed point evaluated once (the residual);
+* the *problem* handed to the one compiled Anderson solve (``asymptotics/numerics/templates/anderson.py``:
+  type II with its restart and history guards and the residual test |r_i| ≤ atol + rtol·|x_i|):
+  the map :func:`fixed_point_map`, the reduced response system x = (log V1, log V2) ↦
+  log(⟨λ/S⟩, ⟨1/S⟩) for one readout type with the Marchenko–Pastur prior (closed-form resolvent
+  moments) or a finite spectrum (sums), and its start :func:`scalar_start`;
+* the assembly of the solution: means (m, t) by the exact linear system (:func:`mean_directions`),
+  ψ explicit, variances by (I − L𝒜)q = La + f with the spectral radius of L𝒜
+  (:func:`solve_variances`), errors, and every equation of the full fixed point evaluated once
+  (:func:`full_residual`);
 * continuation along a sorted α path (each solve starts from the last converged one); the kernels
   release the GIL (``nogil``), so :mod:`asymptotics.theory.spiked_rf.grid` runs many curves on
   threads, each curve sequential (results do not depend on the number of threads).
 
-Status codes are those of :class:`asymptotics.solvers.Status`; assembly codes are the
+Status codes are those of :class:`asymptotics.numerics.status.Status`; assembly codes are the
 ``ASSEMBLY_*`` constants below (the Python wrapper turns them into the library's messages).
 
 **Extension point (mean directions).** The zero-cost mean direction enters through
 :func:`mean_directions` only: its 2×2 system (G + diag(0, 1/((α/β)T))) θ = b. A finite-width
 theory of the mean directions adds its penalty to the m-block of that matrix (``pen_m``, 0 here)
-and its variance source to ``f`` in :func:`assemble_scalar` — both are one-line changes.
+and its variance source to ``f`` in :func:`solve_variances` — both are one-line changes.
 """
 
 import math
@@ -41,19 +40,14 @@ from numba import njit
 
 from asymptotics.numerics.status import Status
 
-# isort: off
-from ._linalg_template import (  # placeholders: bound to the rendered _linalg_template.py
-    RUNNING, anderson_iterate, anderson_workspace, lstsq_jacobi, lu_solve, scaled_residual,
-    spectral_radius_2x2,
-)
-# isort: on
+# placeholders: included by rendering (the numerics templates)
+from ...numerics.templates.anderson import anderson_solve
+from ...numerics.templates.dense_linalg import lstsq_min_norm, lu_solve, spectral_radius_2x2
 from .prior_mp import _moments_beta_le_1, mp_moments  # placeholders: defined by rendering from this source
 
 # ---- kernels (copied into the rendered module) ----
 
 CONVERGED = int(Status.CONVERGED)
-MAX_STEPS = int(Status.MAX_STEPS)
-NONFINITE = int(Status.NONFINITE)
 
 #: assembly outcomes (0: a solution; otherwise the reason there is none)
 ASSEMBLY_OK = 0
@@ -166,36 +160,34 @@ def scalar_traces(V1h, V2h, lam, beta, c, kind, eig, F, H, P):
 
 
 @njit(**JIT)
-def scalar_map(x, out, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n):
-    """The reduced response system on logarithms: out = log(responses(conjugates(eˣ)))."""
-    V1h, V2h = scalar_conjugates(math.exp(x[0]), math.exp(x[1]), ratio, w, mu1, mu2, n)
+def fixed_point_map(x, g, problem):
+    """The reduced response system on logarithms, g = log(responses(conjugates(eˣ))): the map of
+    the Anderson solve (``anderson.py``). ``problem`` = (α/β, λ, β, c, prior kind, eigenvalues,
+    w, μ1, μ2²) (:func:`scalar_problem`)."""
+    ratio, lam, beta, c, kind, eig, w, mu1, mu2 = problem
+    V1h, V2h = scalar_conjugates(math.exp(x[0]), math.exp(x[1]), ratio, w, mu1, mu2, w.shape[0])
     a, b = scalar_responses(V1h, V2h, lam, beta, c, kind, eig)
-    out[0] = np.log(a)
-    out[1] = np.log(b)
+    g[0] = np.log(a)
+    g[1] = np.log(b)
 
 
 @njit(**JIT)
-def scalar_start(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n):
+def scalar_problem(ratio, lam, beta, tables, prior):
+    """The problem of :func:`fixed_point_map` at α/β = ``ratio`` for the channel ``tables`` and the
+    ``prior`` (layouts in :func:`solve_curve_scalar`)."""
+    w, _, _, mu1, mu2, _, _, _, c, _ = tables
+    kind, eig, _, _ = prior
+    return ratio, lam, beta, c, kind, eig, w, mu1, mu2
+
+
+@njit(**JIT)
+def scalar_start(x, problem):
     """log of the responses at the conjugates of V = 0 (the start of a solve)."""
-    V1h, V2h = scalar_conjugates(0.0, 0.0, ratio, w, mu1, mu2, n)
+    ratio, lam, beta, c, kind, eig, w, mu1, mu2 = problem
+    V1h, V2h = scalar_conjugates(0.0, 0.0, ratio, w, mu1, mu2, w.shape[0])
     a, b = scalar_responses(V1h, V2h, lam, beta, c, kind, eig)
     x[0] = np.log(a)
     x[1] = np.log(b)
-
-
-@njit(**JIT)
-def solve_scalar(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n, atol, rtol, min_steps, max_steps,
-                 memory, damping, restart):
-    """Anderson on the scalar reduced map from x (overwritten with the result). Returns
-    (status, iterations, residual) as the Python solver would."""
-    g = np.empty(x.shape[0])
-    ws = anderson_workspace(memory, x.shape[0])
-    for k in range(1, max_steps + 1):
-        scalar_map(x, g, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n)
-        status, res = anderson_iterate(g, x, ws, k >= min_steps, atol, rtol, memory, damping, restart)
-        if status != RUNNING:
-            return status, k, res
-    return MAX_STEPS, max_steps, scaled_residual(ws[0], x)
 
 
 # ---- assembly of the solution (one readout type) -----------------------------------------------
@@ -252,7 +244,7 @@ def mean_directions(w, kappa, mu0, mu1, Vk, h, T, n, pen_m):
             if good:
                 return x[0], x[1]
         gam = np.empty(2)
-        lstsq_jacobi(A, b, 1e-13, gam)
+        lstsq_min_norm(A, b, 1e-13, gam)
         return gam[0], gam[1]
     if keep0:
         theta[0] = b0 / A[0, 0]
@@ -262,18 +254,15 @@ def mean_directions(w, kappa, mu0, mu1, Vk, h, T, n, pen_m):
 
 
 @njit(**JIT)
-def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa, mu0, mu1, mu2, h, h1t, h2t,
-                    n, out):
-    """The full solution at the converged reduced point x (fixed_point._assemble for K = 1) into
-    ``out`` (layout OUT_*); returns an ASSEMBLY_* code."""
-    V1 = math.exp(x[0])
-    V2 = math.exp(x[1])
-    Vk = np.empty(n)
-    what = np.empty(n)
+def channel_conjugates(V1, V2, ratio, tables, Vk, what):
+    """V(κ) = μ1²V1 + μ2²V2 and ŵ = (α/β)/(1 + V(κ)) into ``Vk``, ``what``; returns
+    (V̂1, V̂2, ψ̂, whether every V(κ) ≥ 0)."""
+    w, _, _, mu1, mu2, _, h1t, _, _, _ = tables
+    n = w.shape[0]
     for i in range(n):
         Vk[i] = mu1[i] * V1 * mu1[i] + V2 * mu2[i]
         if Vk[i] < 0.0:
-            return ASSEMBLY_NEGATIVE_RESPONSE
+            return 0.0, 0.0, 0.0, False
         what[i] = ratio / (1.0 + Vk[i])
     V1h = 0.0
     V2h = 0.0
@@ -283,14 +272,15 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
         V1h += mu1[i] * ww * mu1[i]
         V2h += mu2[i] * ww
         psih += mu1[i] * (w[i] * what[i] * h1t[i])
-    if not (lam + V2h > 0.0):
-        return ASSEMBLY_SINGULAR_PRIOR
-    P = np.empty((2, 4))
-    pV1, pV2, T, Hr = scalar_traces(V1h, V2h, lam, beta, c, kind, eig, F, H, P)
-    psi = Hr * psih
-    m, t = mean_directions(w, kappa, mu0, mu1, Vk, h, ratio * T, n, 0.0)
-    omega = np.empty(n)
-    E0t = np.empty(n)
+    return V1h, V2h, psih, True
+
+
+@njit(**JIT)
+def mean_errors(m, t, psi, ratio, tables, what, omega, E0t):
+    """The mean prediction ω(κ) = m μ0 + κ t μ1 and the mean part of the conditional error
+    E0(κ) = h̃2 − 2ωh + ω² − 2ψμ1h̃1 into ``omega``, ``E0t``; returns t̂."""
+    w, kappa, mu0, mu1, _, h, h1t, h2t, _, _ = tables
+    n = w.shape[0]
     th = 0.0
     for i in range(n):
         omega[i] = m * mu0[i] + kappa[i] * (t * mu1[i])
@@ -298,13 +288,20 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
     th = ratio * th
     for i in range(n):
         E0t[i] = h2t[i] + 0.0 - 2.0 * omega[i] * h[i] + omega[i] ** 2 - 2.0 * (psi * mu1[i]) * h1t[i] + 0.0
-    # variances: (I − L𝒜) y = L a + f, 𝒜 = B diag(ww) Bᵀ, B = (μ1², μ2²)
+    return th
+
+
+@njit(**JIT)
+def variance_channel(tables, Vk, what, E0t):
+    """The channel's part of the variance equations: 𝒜 = B diag(ww) Bᵀ (B = (μ1², μ2²),
+    ww = wŵ/(1 + V)) and a = B (ww (E0 + σ_ε²)); returns (𝒜00, 𝒜01, 𝒜11, a0, a1)."""
+    w, _, _, mu1, mu2, _, _, _, _, noise_var = tables
     A00 = 0.0
     A01 = 0.0
     A11 = 0.0
     a0 = 0.0
     a1 = 0.0
-    for i in range(n):
+    for i in range(w.shape[0]):
         ww = w[i] * what[i] / (1.0 + Vk[i])
         b0 = mu1[i] * mu1[i]
         b1 = mu2[i]
@@ -314,6 +311,14 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
         A00 += b0 * ww * b0
         A01 += b0 * ww * b1
         A11 += b1 * ww * b1
+    return A00, A01, A11, a0, a1
+
+
+@njit(**JIT)
+def solve_variances(P, chan, th, psih, y):
+    """(I − L𝒜) y = L a + f with L = P[:, :2], f = P[:, 2:] (t̂², ψ̂²) and ``chan`` =
+    :func:`variance_channel`; returns (the spectral radius of L𝒜, whether the system was solved)."""
+    A00, A01, A11, a0, a1 = chan
     LA00 = P[0, 0] * A00 + P[0, 1] * A01
     LA01 = P[0, 0] * A01 + P[0, 1] * A11
     LA10 = P[1, 0] * A00 + P[1, 1] * A01
@@ -327,22 +332,20 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
     rhs = np.empty(2)
     rhs[0] = (P[0, 0] * a0 + P[0, 1] * a1) + (P[0, 2] * th**2 + P[0, 3] * psih**2)
     rhs[1] = (P[1, 0] * a0 + P[1, 1] * a1) + (P[1, 2] * th**2 + P[1, 3] * psih**2)
-    y = np.empty(2)
-    if not lu_solve(M, rhs, y):
-        return ASSEMBLY_SINGULAR
-    out[OUT_MARGIN] = 1.0 - rad
-    if not (rad < 1.0 - MIN_MARGIN):
-        return ASSEMBLY_UNSTABLE
-    Q1 = y[0]
-    Q2 = y[1]
-    Q1h = a0 + (A00 * Q1 + A01 * Q2)
-    q2h = a1 + (A01 * Q1 + A11 * Q2)
+    return rad, lu_solve(M, rhs, y)
+
+
+@njit(**JIT)
+def errors_and_variance_check(Q1, Q2, tables, Vk, what, omega, E0t):
+    """(ε_g, ε_t, the mean equation's residual, Q̂1 and q̂2 recomputed from the errors) at the
+    variances (Q1, Q2)."""
+    w, _, mu0, mu1, mu2, h, _, _, _, noise_var = tables
     eg = 0.0
     et = 0.0
     mres = 0.0
     Qc1 = 0.0
     Qc2 = 0.0
-    for i in range(n):
+    for i in range(w.shape[0]):
         q = mu1[i] * Q1 * mu1[i] + Q2 * mu2[i]
         Et = E0t[i] + q
         Er = E0t[i] + noise_var + q
@@ -352,7 +355,17 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
         ww = w[i] * what[i] * Er / (1.0 + Vk[i])
         Qc1 += mu1[i] * ww * mu1[i]
         Qc2 += mu2[i] * ww
-    # every equation of the full fixed point, evaluated once at the solution
+    return eg, et, mres, Qc1, Qc2
+
+
+@njit(**JIT)
+def full_residual(resp, means, var_check, P, Q1, Q2, th, psih):
+    """Every equation of the full fixed point at the solution, scaled: the responses ``resp`` =
+    (prior V1, V2, solved V1, V2), the spike overlap ``means`` = (t, T), the mean equation and the
+    variances (``var_check`` of :func:`errors_and_variance_check`)."""
+    pV1, pV2, V1, V2 = resp
+    t, T = means
+    _, _, mres, Qc1, Qc2 = var_check
     res = max(abs(pV1 - V1), abs(pV2 - V2))
     res = max(res, abs(t - T * th))
     res = max(res, abs(mres))
@@ -361,9 +374,18 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
     qscale = max(1.0, max(abs(Q1), abs(Q2)))
     res = max(res, max(abs(yc0 - Q1), abs(yc1 - Q2)) / qscale)
     scale = max(1.0, max(abs(V1), abs(V2)))
-    out[OUT_RESIDUAL] = max(out[OUT_SOLVER_RESIDUAL], res / scale)
-    out[OUT_TEST] = eg
-    out[OUT_TRAIN] = et
+    return res / scale
+
+
+@njit(**JIT)
+def write_solution(out, order, conj, chan, var_check, Q1, Q2, th):
+    """The row of one assembled point (layout OUT_*): ``order`` = (V1, V2, m, t, ψ), ``conj`` =
+    (V̂1, V̂2, ψ̂), the variance conjugates Q̂1 = a0 + 𝒜00Q1 + 𝒜01Q2, q̂2 = a1 + 𝒜01Q1 + 𝒜11Q2."""
+    V1, V2, m, t, psi = order
+    V1h, V2h, psih = conj
+    A00, A01, A11, a0, a1 = chan
+    out[OUT_TEST] = var_check[0]
+    out[OUT_TRAIN] = var_check[1]
     out[OUT_V1] = V1
     out[OUT_V2] = V2
     out[OUT_Q1] = Q1
@@ -373,11 +395,51 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
     out[OUT_PSI] = psi
     out[OUT_V1HAT] = V1h
     out[OUT_V2HAT] = V2h
-    out[OUT_Q1HAT] = Q1h
-    out[OUT_Q2HAT] = q2h
+    out[OUT_Q1HAT] = a0 + (A00 * Q1 + A01 * Q2)
+    out[OUT_Q2HAT] = a1 + (A01 * Q1 + A11 * Q2)
     out[OUT_THAT] = th
     out[OUT_PSIHAT] = psih
-    if not (math.isfinite(eg) and math.isfinite(et)):
+
+
+@njit(**JIT)
+def assemble_scalar(x, ratio, lam, beta, tables, prior, out):
+    """The full solution at the converged reduced point x (fixed_point._assemble for K = 1) into
+    ``out`` (layout OUT_*); returns an ASSEMBLY_* code."""
+    w, kappa, mu0, mu1, _, h, _, _, c, _ = tables
+    kind, eig, F, H = prior
+    n = w.shape[0]
+    V1 = math.exp(x[0])
+    V2 = math.exp(x[1])
+    Vk = np.empty(n)
+    what = np.empty(n)
+    V1h, V2h, psih, positive = channel_conjugates(V1, V2, ratio, tables, Vk, what)
+    if not positive:
+        return ASSEMBLY_NEGATIVE_RESPONSE
+    if not (lam + V2h > 0.0):
+        return ASSEMBLY_SINGULAR_PRIOR
+    P = np.empty((2, 4))
+    pV1, pV2, T, Hr = scalar_traces(V1h, V2h, lam, beta, c, kind, eig, F, H, P)
+    psi = Hr * psih
+    m, t = mean_directions(w, kappa, mu0, mu1, Vk, h, ratio * T, n, 0.0)
+    omega = np.empty(n)
+    E0t = np.empty(n)
+    th = mean_errors(m, t, psi, ratio, tables, what, omega, E0t)
+    chan = variance_channel(tables, Vk, what, E0t)
+    y = np.empty(2)
+    rad, solved = solve_variances(P, chan, th, psih, y)
+    if not solved:
+        return ASSEMBLY_SINGULAR
+    out[OUT_MARGIN] = 1.0 - rad
+    if not (rad < 1.0 - MIN_MARGIN):
+        return ASSEMBLY_UNSTABLE
+    Q1 = y[0]
+    Q2 = y[1]
+    var_check = errors_and_variance_check(Q1, Q2, tables, Vk, what, omega, E0t)
+    res = full_residual((pV1, pV2, V1, V2), (t, T), var_check, P, Q1, Q2, th, psih)
+    out[OUT_RESIDUAL] = max(out[OUT_SOLVER_RESIDUAL], res)
+    write_solution(out, (V1, V2, m, t, psi), (V1h, V2h, psih), chan, var_check, Q1, Q2, th)
+    eg = var_check[0]
+    if not (math.isfinite(eg) and math.isfinite(var_check[1])):
         return ASSEMBLY_NONFINITE
     if Q1 < -1e-12 or Q2 < -1e-12 or eg < -1e-12:
         return ASSEMBLY_NEGATIVE_VARIANCE
@@ -387,11 +449,15 @@ def assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa
 # ---- continuation along α and grids of curves --------------------------------------------------
 
 @njit(**JIT)
-def solve_curve_scalar(alphas, beta, lam, c, noise_var, kind, eig, F, H, w, kappa, mu0, mu1, mu2, h, h1t, h2t,
-                       n, x0, has_start, atol, rtol, min_steps, max_steps, memory, damping, restart, out, iout):
+def solve_curve_scalar(alphas, beta, lam, tables, prior, x0, has_start, options, out, iout):
     """Solve and assemble along ``alphas`` (in the order given, normally increasing): each solve
     starts from the last converged reduced point (``x0`` when ``has_start``, else the start of
-    the first solve). Rows of ``out`` (N_OUT) and ``iout`` (N_IOUT) per point."""
+    the first solve). Rows of ``out`` (N_OUT) and ``iout`` (N_IOUT) per point.
+
+    Named inputs: ``tables`` = (w, κ, μ0, μ1, μ2², h, h̃1, h̃2, c, σ_ε²) (the channel on the κ
+    nodes, :class:`~asymptotics.theory.spiked_rf.compiled.KernelTables`), ``prior`` = (kind: 0 MP,
+    1 finite; eigenvalues λ_i, F_i, H_i of a finite spectrum), ``options`` = the Anderson options
+    (atol, rtol, min_steps, max_steps, memory, damping, restart)."""
     x = np.empty(2)
     start = np.empty(2)
     have = has_start
@@ -400,13 +466,13 @@ def solve_curve_scalar(alphas, beta, lam, c, noise_var, kind, eig, F, H, w, kapp
         start[1] = x0[1]
     for p in range(alphas.shape[0]):
         ratio = alphas[p] / beta
+        problem = scalar_problem(ratio, lam, beta, tables, prior)
         if have:
             x[0] = start[0]
             x[1] = start[1]
         else:
-            scalar_start(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n)
-        status, its, resid = solve_scalar(x, ratio, lam, beta, c, kind, eig, w, mu1, mu2, n, atol, rtol,
-                                          min_steps, max_steps, memory, damping, restart)
+            scalar_start(x, problem)
+        status, its, resid = anderson_solve(x, problem, options)
         for j in range(N_OUT):
             out[p, j] = np.nan
         out[p, OUT_X0] = x[0]
@@ -419,6 +485,4 @@ def solve_curve_scalar(alphas, beta, lam, c, noise_var, kind, eig, F, H, w, kapp
             start[0] = x[0]
             start[1] = x[1]
             have = True
-            iout[p, 2] = assemble_scalar(x, ratio, lam, beta, c, noise_var, kind, eig, F, H, w, kappa, mu0, mu1,
-                                         mu2, h, h1t, h2t, n, out[p])
-
+            iout[p, 2] = assemble_scalar(x, ratio, lam, beta, tables, prior, out[p])

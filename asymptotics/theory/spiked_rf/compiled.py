@@ -2,8 +2,8 @@ r"""The compiled path of the sRF fixed point: tables in, solution objects out.
 
 One readout type with the Marchenko–Pastur prior or a finite spectrum (the default prior of a
 uniform readout) is solved entirely by the kernels of ``_solver_template.py``
-(:func:`~.kernels.solver_kernels`): the reduced response system with Anderson acceleration and
-its stagnation guard, the assembly of every order parameter, the full-system residual, and
+(:func:`~.kernels.solver_kernels`): the reduced response system handed to the numerics layer's
+Anderson solve, the assembly of every order parameter, the full-system residual, and
 continuation along α — the same equations and the same arithmetic as the plain-Python path of
 :mod:`.fixed_point`, which remains for K readout types and for other solver configurations.
 This module only packs a :class:`~.channel.ChannelModel` into arrays (once per model) and turns
@@ -55,8 +55,9 @@ class KernelTables:
         return self.w.shape[0]
 
     @cached_property
-    def arrays(self) -> tuple:
-        return (self.w, self.kappa, self.mu0, self.mu1, self.mu2, self.h, self.h1t, self.h2t)
+    def kernel_input(self) -> tuple:
+        """The kernels' ``tables`` input: (w, κ, μ0, μ1, μ2², h, h̃1, h̃2, c, σ_ε²)."""
+        return (self.w, self.kappa, self.mu0, self.mu1, self.mu2, self.h, self.h1t, self.h2t, self.c, self.noise_var)
 
 
 _TABLES: dict[int, tuple[ChannelModel, KernelTables]] = {}
@@ -85,7 +86,8 @@ def supports(model: ChannelModel, prior, solver) -> bool:
     return model.K == 1 and isinstance(prior, (MarchenkoPastur, FiniteSpectrum)) and isinstance(solver, Anderson)
 
 
-def _prior_arrays(prior):
+def _prior_arrays(prior) -> tuple:
+    """The kernels' ``prior`` input: (kind: 0 MP, 1 finite; eigenvalues, F, H of a finite spectrum)."""
     if isinstance(prior, FiniteSpectrum):
         sp = prior.spectrum
         return (1, np.ascontiguousarray(sp.eigenvalues, dtype=float), np.ascontiguousarray(sp.spike_weights, dtype=float),
@@ -105,13 +107,12 @@ def solve_path(model: ChannelModel, path, beta: float, lam: float, prior, solver
     rows ``(out, iout)``: floats (N_OUT per point) and (status, iterations, assembly code)."""
     k = solver_kernels()
     t = kernel_tables(model)
-    kind, eig, F, H = _prior_arrays(prior)
     alphas = np.ascontiguousarray(path, dtype=float)
     out = np.empty((alphas.size, k.N_OUT))
     iout = np.empty((alphas.size, k.N_IOUT), dtype=np.int64)
     x0 = np.zeros(2) if start is None else np.ascontiguousarray(start, dtype=float).reshape(2)
-    k.solve_curve_scalar(alphas, float(beta), float(lam), t.c, t.noise_var, kind, eig, F, H, *t.arrays, t.n, x0,
-                         start is not None, *solver_options(solver), out, iout)
+    k.solve_curve_scalar(alphas, float(beta), float(lam), t.kernel_input, _prior_arrays(prior), x0, start is not None,
+                         solver_options(solver), out, iout)
     return out, iout
 
 
@@ -186,7 +187,8 @@ def supports_block(model: ChannelModel, prior, solver) -> bool:
     return isinstance(prior, BlockMarchenkoPastur) and isinstance(solver, Anderson)
 
 
-def _block_arrays(model: ChannelModel):
+def _block_arrays(model: ChannelModel) -> tuple:
+    """The block kernel's ``types`` input: (c, π, w, μ1, μ2²)."""
     return (np.ascontiguousarray(model.params.bulk, dtype=float),
             np.ascontiguousarray(model.params.readout.proportions, dtype=float),
             np.ascontiguousarray(model.weights, dtype=float), np.ascontiguousarray(model.mu1, dtype=float),
@@ -205,9 +207,8 @@ def block_path(model: ChannelModel, path, beta: float, lam: float, solver: Ander
     iout = np.empty((alphas.size, 3), dtype=np.int64)
     fres = np.empty(alphas.size)
     x0 = np.zeros(m) if start is None else np.ascontiguousarray(start, dtype=float).reshape(m)
-    c, pi, w, mu1, mu2 = _block_arrays(model)
-    k.solve_curve_block(alphas, float(beta), float(lam), c, pi, w, mu1, mu2, x0, start is not None,
-                        *solver_options(solver), X, iout, fres)
+    k.solve_curve_block(alphas, float(beta), float(lam), _block_arrays(model), x0, start is not None,
+                        solver_options(solver), X, iout, fres)
     out = []
     for p, a in enumerate(alphas):
         st0 = int(iout[p, 2])

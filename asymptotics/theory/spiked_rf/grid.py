@@ -144,11 +144,11 @@ def spiked_rf_grid(models, alphas, betas, lams, *, tol: float = 1e-12, solver: A
     tables = [kernel_tables(m) for m in models]
     options = solver_options(solver)
     empty = np.empty(0)
+    mp_prior = (0, empty, empty, empty)
 
     def curve(j):
-        t = tables[cm[j]]
-        k.solve_curve_scalar(path, float(betas[cb[j]]), float(lams[cl[j]]), t.c, t.noise_var, 0, empty, empty, empty,
-                             *t.arrays, t.n, empty, False, *options, out[j], iout[j])
+        k.solve_curve_scalar(path, float(betas[cb[j]]), float(lams[cl[j]]), tables[cm[j]].kernel_input, mp_prior,
+                             empty, False, options, out[j], iout[j])
 
     total = cm.size
     nthreads = max(1, min(int(threads or numba.get_num_threads()), total))

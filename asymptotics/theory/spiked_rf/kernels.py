@@ -3,16 +3,17 @@
 * :func:`moment_kernels` — ``_cget_template.py`` specialised to one activation by
   :meth:`asymptotics.activations.Activation.specialise` (the centred σ): the Gaussian moments of
   the cGET coefficients and target functions (:mod:`.cget`);
-* :func:`linalg_kernels` — ``_linalg_template.py``: small dense linear algebra and the Anderson
-  step;
-* :func:`solver_kernels` — ``_solver_template.py`` with its placeholders bound to
-  :func:`linalg_kernels` (it needs no activation): the fixed point of one readout type, the
-  assembly of the solution, continuation and the grid driver (:mod:`.compiled`);
-* :func:`block_kernels` — ``_block_template.py`` likewise: the reduced system of K readout types
-  (block Marchenko–Pastur prior) with its Anderson iteration and continuation.
+* :func:`solver_kernels` — ``_solver_template.py`` (it needs no activation): the problem of the
+  Anderson solve for one readout type, the assembly of the solution, continuation and the grid
+  driver (:mod:`.compiled`);
+* :func:`block_kernels` — ``_block_template.py``: the reduced system of K readout types (block
+  Marchenko–Pastur prior), its start and continuation.
 
-Each module is rendered once into the user cache and its numba machine code is kept there, so a
-second process starts without compiling; a changed template or activation gets new kernels.
+The two solver templates *include* the numerics layer's templates (:data:`NUMERICS`: the small
+dense linear algebra and the one compiled Anderson solve), whose kernels are copied into the
+rendered module in front of the template's own (``render_template(..., include=...)``). Each module
+is rendered once into the user cache and its numba machine code is kept there, so a second process
+starts without compiling; a changed template gets new kernels.
 """
 
 from __future__ import annotations
@@ -22,19 +23,24 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...activations import Activation
+from ...numerics.templates import FOLDER as NUMERICS_TEMPLATES
+from ...rendering.templates import SMALL_LINALG
 
-__all__ = ["CGET_TEMPLATE", "LINALG_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "moment_kernels",
-           "linalg_kernels", "solver_kernels", "block_kernels"]
+__all__ = ["CGET_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "ANDERSON_TEMPLATE", "NUMERICS", "moment_kernels",
+           "solver_kernels", "block_kernels"]
 
 #: The template of the σ-dependent Gaussian moments.
 CGET_TEMPLATE = Path(__file__).with_name("_cget_template.py")
-#: The template of the small linear algebra and the Anderson step.
-LINALG_TEMPLATE = Path(__file__).with_name("_linalg_template.py")
-#: The template of the fixed-point solver (placeholders bound to the linear algebra).
+#: The template of the one-type fixed point (the Anderson problem, assembly, continuation).
 SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
-#: The template of the K-type reduced system (placeholders bound to the linear algebra).
+#: The template of the K-type reduced system.
 BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
+#: The numerics layer's compiled Anderson solve.
+ANDERSON_TEMPLATE = NUMERICS_TEMPLATES / "anderson.py"
+#: The numerics templates included by both solver templates (dense linear algebra, Anderson).
+NUMERICS = (SMALL_LINALG, ANDERSON_TEMPLATE)
 
+_ORIGIN = "asymptotics.theory.spiked_rf"
 
 
 @lru_cache(maxsize=64)
@@ -44,35 +50,19 @@ def moment_kernels(act: Activation):
 
 
 @lru_cache(maxsize=1)
-def linalg_kernels():
-    """The small linear algebra and the Anderson step (rendered and compiled on first use)."""
-    from ...rendering.templates import SMALL_LINALG, load_template
-
-    return load_template(LINALG_TEMPLATE, {}, "asymptotics.theory.spiked_rf", prefix="srf_linalg",
-                         include=(SMALL_LINALG,))
-
-
-def _bound(template: Path, prefix: str, definitions: str = ""):
-    """Render ``template`` with its placeholders from ``_linalg_template.py`` bound to the rendered
-    linear algebra (the others given by ``definitions``)."""
-    from ...rendering.templates import load_template, placeholders
-
-    mod = linalg_kernels()
-    bindings = {f: (mod.__name__, f) for f in sorted(placeholders(template)) if hasattr(mod, f)}
-    return load_template(template, bindings, "asymptotics.theory.spiked_rf", prefix, definitions=definitions)
-
-
-@lru_cache(maxsize=1)
 def solver_kernels():
     """The fixed-point kernels of one readout type (rendered and compiled on first use); the
     Marchenko–Pastur moments are defined from the source of :mod:`.prior_mp`."""
+    from ...rendering.templates import load_template
     from . import prior_mp
 
     moments = "\n\n".join(inspect.getsource(f) for f in (prior_mp._moments_beta_le_1, prior_mp.mp_moments))
-    return _bound(SOLVER_TEMPLATE, "srf_solver", definitions=moments)
+    return load_template(SOLVER_TEMPLATE, {}, _ORIGIN, "srf_solver", definitions=moments, include=NUMERICS)
 
 
 @lru_cache(maxsize=1)
 def block_kernels():
     """The reduced system of K readout types (rendered and compiled on first use)."""
-    return _bound(BLOCK_TEMPLATE, "srf_block")
+    from ...rendering.templates import load_template
+
+    return load_template(BLOCK_TEMPLATE, {}, _ORIGIN, "srf_block", include=NUMERICS)
