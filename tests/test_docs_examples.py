@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["quickstart.md", "tutorials/ba-one-step.md", "tutorials/cui-spiked-rf.md", "tutorials/reproduce.md",
-         "tutorials/verify-a-theorem.md", "api/index.md"]
+         "tutorials/verify-a-theorem.md", "tutorials/add-a-theory.md", "api/index.md"]
 
 _BLOCK = re.compile(r"((?:<!--[^\n]*-->\n)*)```(python|pycon|bash)\n(.*?)```", re.S)
 _SIZE = re.compile(r"<!--\s*ci-size:\s*(.*?)\s*-->")
