@@ -90,19 +90,7 @@ def run_study(variant: Variant, mode: str | StudyMode = "default", *, root_seed:
     pilot_s = float(sum(sum(v) for v in seconds.values()))
 
     theories = {q.name: float(q.theory()) for q in variant.quantities}
-    variances, targets = {}, {}
-    for q in variant.quantities:
-        vals = [np.array([q.value(o) for o in outputs[d]]) for d in dims]
-        svar = np.array([v.var(ddof=1) for v in vals])
-        if np.all(svar > 0):
-            vm = fit_variance_model(dims, svar, [v.size for v in vals])
-            variances[q.name] = vm.variance(dims) if vm.acceptable else svar
-        else:
-            variances[q.name] = np.maximum(svar, 0.0)
-        targets[q.name] = q.target(theories[q.name], m.target_factor)
-    t_per_seed = np.array([np.mean(seconds[d]) for d in dims])
-    plan = allocate_seeds(dims, m.pilot, variances, targets, t_per_seed, max_seeds=m.max_seeds,
-                          budget_s=budget, spent_s=pilot_s)
+    plan = _plan(variant, m, dims, outputs, seconds, theories, budget, pilot_s)
     for d, k in zip(dims, plan.seeds, strict=True):
         for i in range(m.pilot, k):
             simulate(d, i)
@@ -124,6 +112,27 @@ def run_study(variant: Variant, mode: str | StudyMode = "default", *, root_seed:
                "simulated_s": float(sum(sum(v) for v in seconds.values()))}
     return StudyResult(variant.name, variant.case, variant.family, variant.description, params, m.name,
                        int(root_seed), plan, tuple(results), timings, meta)
+
+
+def _plan(variant: Variant, m: StudyMode, dims, outputs: dict, seconds: dict, theories: dict, budget: float,
+          pilot_s: float):
+    """The seeds per dimension after the pilot (:func:`allocate_seeds`): each quantity's variance
+    per d — the fitted variance model where it is acceptable, else the pilot's sample variances —
+    its target standard error (``q.target(theory, m.target_factor)``), and the pilot's seconds per
+    seed."""
+    variances, targets = {}, {}
+    for q in variant.quantities:
+        vals = [np.array([q.value(o) for o in outputs[d]]) for d in dims]
+        svar = np.array([v.var(ddof=1) for v in vals])
+        if np.all(svar > 0):
+            vm = fit_variance_model(dims, svar, [v.size for v in vals])
+            variances[q.name] = vm.variance(dims) if vm.acceptable else svar
+        else:
+            variances[q.name] = np.maximum(svar, 0.0)
+        targets[q.name] = q.target(theories[q.name], m.target_factor)
+    t_per_seed = np.array([np.mean(seconds[d]) for d in dims])
+    return allocate_seeds(dims, m.pilot, variances, targets, t_per_seed, max_seeds=m.max_seeds,
+                          budget_s=budget, spent_s=pilot_s)
 
 
 #: The pilot may spend at most this fraction of the budget; larger rungs whose pilot would not fit

@@ -67,7 +67,6 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
     Returns the list of :class:`~validation.finite_size.results.StudyResult`.
     """
     from validation.finite_size.catalogue import variants
-    from validation.finite_size.store import SeedStore
     from validation.finite_size.study import run_studies
 
     mode = study_mode(quick, full, size)
@@ -86,41 +85,15 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
         from ...atomic import check_file_target
 
         check_file_target(studies_out, "--studies-out")
-    store = None
-    code = ""
-    if use_cache:
-        from ..._cache import cache_dir as user_cache
-        from ...reproduce.cache import simulator_fingerprint
-
-        store = SeedStore(Path(cache_dir) if cache_dir else user_cache("finite-size"))
-        code = simulator_fingerprint()
-
-    import sys
-
-    live = sys.stderr.isatty()
-
-    def say(text: str) -> None:
-        if not progress:
-            return
-        if live:  # one status line, rewritten in place
-            typer.echo(f"\r\033[K{text}", err=True, nl=False)
-        elif ": d = " not in text:  # a log: one line per study, not per seed
-            typer.echo(f"finite-size study: {text}", err=True)
-
+    store, code = _seed_store(cache_dir) if use_cache else (None, "")
+    say, live = _progress_line(progress)
     studies = run_studies(selected, mode, root_seed=seed, budget_s=budget_s, store=store, code_version=code,
                           progress=say)
     if progress and live:
         typer.echo("\r\033[K", err=True, nl=False)
     rows = [r for s in studies for r in s.rows()]
     failed = [r for r in rows if not r["passed"]]
-    meta = base_meta(command="validate --finite-size", mode=mode, seed=seed, budget_s=budget_s,
-                     variants=[s.variant for s in studies],
-                     timings={s.variant: s.timings.get("total_s") for s in studies},
-                     plans={s.variant: s.plan.note for s in studies if s.plan is not None},
-                     store=str(store.root) if store is not None else None,
-                     rules=("no allowance: |L − theory| ≤ 3·se(L) with a fit of p ≥ 0.01 (extrapolation), or the "
-                            "combined χ² of every d against a finite-width theory with p ≥ 0.01; see docs/finite-size.md"),
-                     failed=len(failed), total=len(rows))
+    meta = _meta(studies, mode, seed, budget_s, store, failed=len(failed), total=len(rows))
     shown = rows if fmt != "table" or out is not None else [{k: r.get(k) for k in TABLE_COLUMNS} for r in rows]
     emit(Result(rows=shown, meta=meta, columns=TABLE), fmt, out, columns, show_all)
     for r in failed:  # why each failed verdict failed (the table has no room for it)
@@ -135,6 +108,50 @@ def run_finite_size(*, quick: bool = False, full: bool = False, size: str | None
     if failed:
         raise typer.Exit(1)
     return studies
+
+
+def _seed_store(cache_dir: Path | None):
+    """The per-seed store (default ``<user cache>/finite-size``) and the simulator's fingerprint
+    its entries are keyed by."""
+    from validation.finite_size.store import SeedStore
+
+    from ..._cache import cache_dir as user_cache
+    from ...reproduce.cache import simulator_fingerprint
+
+    store = SeedStore(Path(cache_dir) if cache_dir else user_cache("finite-size"))
+    return store, simulator_fingerprint()
+
+
+def _progress_line(progress: bool):
+    """``(say, live)``: ``say(text)`` shows the progress on stderr — one status line rewritten in
+    place on a terminal (``live``), else one log line per study (not per seed); nothing without
+    ``progress``."""
+    import sys
+
+    live = sys.stderr.isatty()
+
+    def say(text: str) -> None:
+        if not progress:
+            return
+        if live:  # one status line, rewritten in place
+            typer.echo(f"\r\033[K{text}", err=True, nl=False)
+        elif ": d = " not in text:  # a log: one line per study, not per seed
+            typer.echo(f"finite-size study: {text}", err=True)
+
+    return say, live
+
+
+def _meta(studies, mode: str, seed: int, budget_s, store, *, failed: int, total: int) -> dict:
+    """``meta`` of the result: the mode, seed and budget, the variants with their times and plans,
+    the store, the rule of the verdicts and the counts."""
+    return base_meta(command="validate --finite-size", mode=mode, seed=seed, budget_s=budget_s,
+                     variants=[s.variant for s in studies],
+                     timings={s.variant: s.timings.get("total_s") for s in studies},
+                     plans={s.variant: s.plan.note for s in studies if s.plan is not None},
+                     store=str(store.root) if store is not None else None,
+                     rules=("no allowance: |L − theory| ≤ 3·se(L) with a fit of p ≥ 0.01 (extrapolation), or the "
+                            "combined χ² of every d against a finite-width theory with p ≥ 0.01; see docs/finite-size.md"),
+                     failed=failed, total=total)
 
 
 def register(app: typer.Typer) -> None:
