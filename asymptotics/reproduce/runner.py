@@ -176,18 +176,7 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
     if use_cache:
         output_dir(cache.root, "--cache-dir")
     removed = remove_stale_partials(out) + remove_stale_partials(cache.root, older_than_s=3600)
-    manifest = {
-        "complete": False,
-        "size": size,
-        "seed": seed,
-        "workers": workers,
-        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "versions": base_meta()["versions"],
-        "simulator_code": simulator_fingerprint(),
-        "cache": cache.stats(),
-        "removed_partial_files": removed,
-        "items": {},
-    }
+    manifest = _new_manifest(size, seed, workers, cache, removed)
     datas = {}
     t_start = time.perf_counter()
     reporter = make_reporter(progress)
@@ -216,6 +205,42 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
         raise
     reporter.close()
 
+    _write_comparison_tables(manifest, datas, out, size, seed)
+    manifest["total_s"] = time.perf_counter() - t_start
+    manifest["cache"] = cache.stats()
+    manifest["finished"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    manifest["summary"] = _summary(manifest["items"])
+    report = build_report(manifest, datas, selected)
+    write_bytes(out / "report.md", report.encode(), create_parents=True)
+    manifest["complete"] = True
+    write_manifest()
+    written = [out / "manifest.json", out / "report.md"] + [out / p for p in manifest.get("comparison_tables", [])]
+    written += [out / p for rec in manifest["items"].values() for p in rec.get("outputs", {}).values()]
+    if docs_dir is not None:
+        written += _copy_figures(manifest["items"], out, docs_dir)
+    _readable(written)
+    return manifest
+
+
+def _new_manifest(size: str, seed: int, workers: int, cache: SimulationCache, removed) -> dict:
+    """The manifest of a run as it starts (``"complete": false``, no items yet)."""
+    return {
+        "complete": False,
+        "size": size,
+        "seed": seed,
+        "workers": workers,
+        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "versions": base_meta()["versions"],
+        "simulator_code": simulator_fingerprint(),
+        "cache": cache.stats(),
+        "removed_partial_files": removed,
+        "items": {},
+    }
+
+
+def _write_comparison_tables(manifest: dict, datas: dict, out: Path, size: str, seed: int) -> None:
+    """Every item's theory-against-simulation rows in one table (``tables/comparison.*``), listed
+    in ``manifest["comparison_tables"]``; nothing when no item has any."""
     all_rows = [r for d in datas.values() for r in comparison_rows(d)]
     if all_rows:
         meta = base_meta(size=size, seed=seed)
@@ -224,29 +249,27 @@ def reproduce(out_dir, size: str = "default", *, names=None, seed: int = DEFAULT
                             caption="Theory against simulation (mean ± s.e. over seeds): method, status, reason",
                             label="tab:comparison")
         manifest["comparison_tables"] = [_rel(p, out) for p in paths]
-    manifest["total_s"] = time.perf_counter() - t_start
-    manifest["cache"] = cache.stats()
-    manifest["finished"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    manifest["summary"] = {s: sum(1 for r in manifest["items"].values() if r["status"] == s)
-                           for s in ("ok", "finding", "error")}
-    counts = [r.get("comparisons") or {} for r in manifest["items"].values()]
-    manifest["summary"].update({k: sum(c.get(k, 0) for c in counts)
-                                for k in ("total", "judged", "passed", "failed", "not_judged")})
-    report = build_report(manifest, datas, selected)
-    write_bytes(out / "report.md", report.encode(), create_parents=True)
-    manifest["complete"] = True
-    write_manifest()
-    written = [out / "manifest.json", out / "report.md"] + [out / p for p in manifest.get("comparison_tables", [])]
-    written += [out / p for rec in manifest["items"].values() for p in rec.get("outputs", {}).values()]
-    if docs_dir is not None:
-        docs = output_dir(docs_dir, "--docs-dir")
-        for rec in manifest["items"].values():
-            png = rec.get("outputs", {}).get("png")
-            if png:
-                written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True,
-                                           name="--docs-dir"))
-    _readable(written)
-    return manifest
+
+
+def _summary(items: dict) -> dict:
+    """Items per status (ok, finding, error), then the comparisons summed over the items (total,
+    judged, passed, failed, not judged)."""
+    summary = {s: sum(1 for r in items.values() if r["status"] == s) for s in ("ok", "finding", "error")}
+    counts = [r.get("comparisons") or {} for r in items.values()]
+    summary.update({k: sum(c.get(k, 0) for c in counts) for k in ("total", "judged", "passed", "failed", "not_judged")})
+    return summary
+
+
+def _copy_figures(items: dict, out: Path, docs_dir) -> list[Path]:
+    """The PNG figures copied into ``docs_dir`` (``--docs-dir``); returns the paths written."""
+    docs = output_dir(docs_dir, "--docs-dir")
+    written = []
+    for rec in items.values():
+        png = rec.get("outputs", {}).get("png")
+        if png:
+            written.append(write_bytes(docs / Path(png).name, (out / png).read_bytes(), create_parents=True,
+                                       name="--docs-dir"))
+    return written
 
 
 def _interrupted_message(manifest: dict, n: int, out: Path, cache: SimulationCache) -> str:
