@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..claim import Claim, Domain, Range
 from ..confirm import ba_monotone_probe, ba_probe, confirm_with
 from ..precise import alignment_precise, limits_precise, risk_precise, tau_star_precise
+from .common import monotone_claim
 
 __all__ = ["claims", "ONE_STEP_PAIRS", "ONE_STEP_ASSUMPTIONS"]
 
@@ -72,25 +73,14 @@ def _bbp_claims() -> tuple[Claim, ...]:
             precise=alignment_precise,
             source=src + ": ⟨u₁, β*⟩² > 0 above the threshold θ⁴ > ψ2",
         ),
-        Claim(
-            "ba-alignment-increasing-eta",
-            "alignment",
-            "increasing(overlap_beta, eta) or overlap_beta <= 1e-13",
-            _alignment_domain(),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=alignment_precise,
-            source=src + "; Appendix figure: alignment increases with the learning rate η",
+        monotone_claim(
+            "ba-alignment-increasing-eta", "alignment", "increasing(overlap_beta, eta)", _alignment_domain(),
+            unless="overlap_beta <= 1e-13", activations=ONE_STEP_PAIRS, assumptions=ONE_STEP_ASSUMPTIONS,
+            precise=alignment_precise, source=src + "; Appendix figure: alignment increases with the learning rate η",
         ),
-        Claim(
-            "ba-alignment-increasing-psi1",
-            "alignment",
-            "increasing(overlap_beta, psi1)",
-            _alignment_domain(),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=alignment_precise,
-            confirm=probe,
+        monotone_claim(
+            "ba-alignment-increasing-psi1", "alignment", "increasing(overlap_beta, psi1)", _alignment_domain(),
+            activations=ONE_STEP_PAIRS, assumptions=ONE_STEP_ASSUMPTIONS, precise=alignment_precise, confirm=probe,
             source=src + "; Appendix figure: alignment increases with the sample size ψ1 = n/d",
         ),
     )
@@ -101,90 +91,50 @@ def _delta_claims() -> tuple[Claim, ...]:
     risk_probe = confirm_with(
         ba_probe(lambda r: r["net"]["risk0"] - r["net"]["risk1"], "R0 − R1 of the network", measure="risk")
     )
+    one_step = {"activations": ONE_STEP_PAIRS, "assumptions": ONE_STEP_ASSUMPTIONS}
     return (
-        Claim(
-            "ba-delta-nonnegative",
-            "risk",
-            "delta >= 0",
-            _risk_domain(),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=risk_precise,
-            confirm=risk_probe,
-            source=thm + ": R0 − R1 → δ ≥ 0",
-        ),
-        Claim(
-            "ba-delta-positive",
-            "risk",
-            "delta > 0",
-            _risk_domain(eta=Range(1e-3, 20.0, "log")),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=risk_precise,
-            source=thm + ": δ = 0 only if ημ1μ1* = 0 (so δ > 0 for η > 0)",
-        ),
+        Claim("ba-delta-nonnegative", "risk", "delta >= 0", _risk_domain(), **one_step, precise=risk_precise,
+              confirm=risk_probe, source=thm + ": R0 − R1 → δ ≥ 0"),
+        Claim("ba-delta-positive", "risk", "delta > 0", _risk_domain(eta=Range(1e-3, 20.0, "log")), **one_step,
+              precise=risk_precise, source=thm + ": δ = 0 only if ημ1μ1* = 0 (so δ > 0 for η > 0)"),
         Claim(
             "ba-kernel-bound",
             "risk",
             "risk0 >= kernel_bound and risk1 >= kernel_bound",
             _risk_domain(),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
+            **one_step,
             precise=risk_precise,
             source=thm
             + ", Fact 4 / Prop. 1: R0, R1 ≥ μ2*² (no better than the best linear predictor); δ ≤ R0 − μ2*²",
         ),
-        Claim(
-            "ba-delta-zero-eta0",
-            "risk",
-            "abs(delta) <= 1e-13 * risk0",
-            _risk_domain(eta=(0.0,)),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=risk_precise,
-            source=thm + ": δ = 0 when η = 0",
+        *_delta_zero_claims(thm),
+        monotone_claim(
+            "ba-delta-vanishes-wide", "risk", "decreasing(delta, psi2)",
+            _risk_domain(psi1=Range(0.05, 20.0, "log"), psi2=Range(100.0, 1e6, "log")), **one_step,
+            precise=risk_precise, source=thm + ": δ → 0 as ψ2 → ∞ (tested: δ decreasing in ψ2 for ψ2 ≥ 100 ≥ 5ψ1)",
         ),
-        Claim(
-            "ba-delta-zero-teacher-mu1star0",
-            "risk",
-            "abs(delta) <= 1e-13 * risk0",
-            _risk_domain(),
-            activations=(("tanh", "he2"), ("erf", "he2")),
-            assumptions=("student:odd", "student:smooth", "centred", "student:mu1!=0", "teacher:mu1==0"),
-            precise=risk_precise,
-            source=thm + ": δ = 0 when μ1* = 0 (teacher of information exponent 2)",
+        monotone_claim(
+            "ba-delta-infinite-samples-increasing-eta", "limits", "increasing(delta, eta)",
+            Domain(ranges={"psi2": PSI, "lam": LAM, "eta": ETA}), fixed={"limit": "psi1-inf"}, **one_step,
+            precise=limits_precise, source=thm + ": at ψ1 = ∞, δ increases with η",
         ),
-        Claim(
-            "ba-delta-zero-student-mu1-0",
-            "risk",
-            "abs(delta) <= 1e-13 * risk0",
-            _risk_domain(),
-            activations=(("he2", "tanh"),),
-            assumptions=("student:smooth", "centred", "student:mu1==0"),
-            precise=risk_precise,
-            source=thm + ": δ = 0 when μ1 = 0 (no rank-one signal in the gradient)",
-        ),
-        Claim(
-            "ba-delta-vanishes-wide",
-            "risk",
-            "decreasing(delta, psi2)",
-            _risk_domain(psi1=Range(0.05, 20.0, "log"), psi2=Range(100.0, 1e6, "log")),
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=risk_precise,
-            source=thm + ": δ → 0 as ψ2 → ∞ (tested: δ decreasing in ψ2 for ψ2 ≥ 100 ≥ 5ψ1)",
-        ),
-        Claim(
-            "ba-delta-infinite-samples-increasing-eta",
-            "limits",
-            "increasing(delta, eta)",
-            Domain(ranges={"psi2": PSI, "lam": LAM, "eta": ETA}),
-            fixed={"limit": "psi1-inf"},
-            activations=ONE_STEP_PAIRS,
-            assumptions=ONE_STEP_ASSUMPTIONS,
-            precise=limits_precise,
-            source=thm + ": at ψ1 = ∞, δ increases with η",
-        ),
+    )
+
+
+def _delta_zero_claims(thm: str) -> tuple[Claim, ...]:
+    """δ = 0 (to 1e-13 of R0) where the step carries no signal: η = 0, μ1* = 0 or μ1 = 0."""
+
+    def zero(name, domain, activations, assumptions, when):
+        return Claim(name, "risk", "abs(delta) <= 1e-13 * risk0", domain, activations=activations,
+                     assumptions=assumptions, precise=risk_precise, source=thm + ": δ = 0 when " + when)
+
+    return (
+        zero("ba-delta-zero-eta0", _risk_domain(eta=(0.0,)), ONE_STEP_PAIRS, ONE_STEP_ASSUMPTIONS, "η = 0"),
+        zero("ba-delta-zero-teacher-mu1star0", _risk_domain(), (("tanh", "he2"), ("erf", "he2")),
+             ("student:odd", "student:smooth", "centred", "student:mu1!=0", "teacher:mu1==0"),
+             "μ1* = 0 (teacher of information exponent 2)"),
+        zero("ba-delta-zero-student-mu1-0", _risk_domain(), (("he2", "tanh"),),
+             ("student:smooth", "centred", "student:mu1==0"), "μ1 = 0 (no rank-one signal in the gradient)"),
     )
 
 
@@ -232,27 +182,25 @@ def _large_step_claims() -> tuple[Claim, ...]:
             precise=tau_star_precise,
             source=tau + "; Cor.: σ = σ* = erf gives τ* = 0 at κ* = √3",
         ),
-        Claim(
-            "ba-tau-star-quoted-tanh",
-            "tau_star",
-            "abs(tau_star - 3e-4) <= 0.5e-4 and abs(kappa_star - 1.6) <= 0.05",
-            grid,
-            activations=(("tanh", "tanh"),),
-            assumptions=("odd", "smooth"),
-            precise=tau_star_precise,
-            source=tau + ": quoted τ* ≈ 3·10⁻⁴, κ* ≈ 1.6 for σ = σ* = tanh (one significant digit each)",
-        ),
-        Claim(
-            "ba-tau-star-quoted-softplus",
-            "tau_star",
-            "abs(tau_star - 0.03) <= 0.005 and abs(kappa_star - 0.96) <= 0.005",
-            grid,
-            activations=(("tanh", "softplus"),),
-            assumptions=("student:odd", "smooth"),
-            precise=tau_star_precise,
-            source=tau
-            + ": quoted τ* ≈ 0.03, κ* ≈ 0.96 for a SoftPlus teacher (tanh student, centred teacher)",
-        ),
+        _quoted_tau_star("tanh", ("3e-4", "0.5e-4"), ("1.6", "0.05"), ("odd", "smooth"),
+                         tau + ": quoted τ* ≈ 3·10⁻⁴, κ* ≈ 1.6 for σ = σ* = tanh (one significant digit each)"),
+        _quoted_tau_star("softplus", ("0.03", "0.005"), ("0.96", "0.005"), ("student:odd", "smooth"),
+                         tau + ": quoted τ* ≈ 0.03, κ* ≈ 0.96 for a SoftPlus teacher (tanh student, centred teacher)"),
+    )
+
+
+def _quoted_tau_star(teacher: str, tau: tuple[str, str], kappa: tuple[str, str], assumptions, source: str) -> Claim:
+    """τ* and κ* of the tanh student and ``teacher`` within half a unit of the last digit the paper
+    quotes: ``tau``, ``kappa`` = (quoted value, half-unit), written as the paper writes them."""
+    return Claim(
+        f"ba-tau-star-quoted-{teacher}",
+        "tau_star",
+        f"abs(tau_star - {tau[0]}) <= {tau[1]} and abs(kappa_star - {kappa[0]}) <= {kappa[1]}",
+        Domain(grids={"student_scale": (1.0,)}),
+        activations=(("tanh", teacher),),
+        assumptions=assumptions,
+        precise=tau_star_precise,
+        source=source,
     )
 
 

@@ -1,6 +1,6 @@
-r"""Shared pieces of the papers' catalogues: margins that compare a quantity with a second
-evaluation of the theory (callable statements). (The assumptions' meaning is
-:mod:`asymptotics.claims.assumptions`.)
+r"""Shared pieces of the papers' catalogues: monotonicity claims (:func:`monotone_claim`) and
+margins that compare a quantity with a second evaluation of the theory (callable statements).
+(The assumptions' meaning is :mod:`asymptotics.claims.assumptions`.)
 
 A **callable statement** ``rows -> margins`` gets the quantity's output rows (a data frame, or a
 list of row dicts; one row per evaluated point) and returns one relative margin per row (positive = the claim holds there; NaN where the
@@ -14,7 +14,20 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-__all__ = ["relative_gap", "reference_margin"]
+from ..claim import Claim, Domain
+
+__all__ = ["monotone_claim", "relative_gap", "reference_margin"]
+
+
+def monotone_claim(name: str, quantity: str, trend: str, domain: Domain, *, activations, assumptions, source: str,
+                   unless: str | None = None, **kw) -> Claim:
+    """The claim that a column of ``quantity`` moves one way with a parameter: ``trend`` is the
+    statement's monotone atom, ``"increasing(column, param)"`` or ``"decreasing(column, param)"``
+    (:mod:`asymptotics.claims.statement`), with ``unless`` the condition under which it is not
+    asserted (``"<trend> or <unless>"``). ``kw``: the other fields of :class:`~asymptotics.claims.Claim`."""
+    statement = trend if unless is None else f"{trend} or {unless}"
+    return Claim(name, quantity, statement, domain, activations=activations, assumptions=assumptions,
+                 source=source, **kw)
 
 
 def relative_gap(a: float, b: float) -> float:

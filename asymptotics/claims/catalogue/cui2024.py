@@ -21,7 +21,7 @@ import math
 from ..claim import Claim, Domain, Range
 from ..confirm import confirm_with, step_vs_random_features_probe
 from ..precise import spiked_rf_precise
-from .common import reference_margin, relative_gap
+from .common import monotone_claim, reference_margin, relative_gap
 
 __all__ = ["claims", "PAIRS", "ASSUMPTIONS"]
 
@@ -135,15 +135,9 @@ def _srf_claims() -> tuple[Claim, ...]:
             fixed={"c": 1.0, "r": 0.0, "gamma": 0.0},
             precise=spiked_rf_precise,
         ),
-        Claim(
-            "cui-spike-strength-helps",
-            "spiked_rf",
-            "decreasing(test_error, r)",
-            _srf(r=R, gamma=GAMMA, c=C),
-            activations=PAIRS,
-            assumptions=ASSUMPTIONS,
-            source=sec + ", Fig. 2: increasing the spike strength r helps",
-        ),
+        monotone_claim("cui-spike-strength-helps", "spiked_rf", "decreasing(test_error, r)", _srf(r=R, gamma=GAMMA, c=C),
+                       activations=PAIRS, assumptions=ASSUMPTIONS,
+                       source=sec + ", Fig. 2: increasing the spike strength r helps"),
         *_pair_claims(
             "cui-small-spike-sizable",
             "spiked_rf",
@@ -152,15 +146,9 @@ def _srf_claims() -> tuple[Claim, ...]:
             sec + f", Fig. 2: r = 0.2 already sizably (tested: ≥ {SIZABLE:.0%} lower) than r = 0",
             fixed={"r": 0.2},
         ),
-        Claim(
-            "cui-overlap-helps",
-            "spiked_rf",
-            "decreasing(test_error, gamma)",
-            _srf(r=Range(0.1, 3.0, "lin"), gamma=GAMMA, c=C),
-            activations=PAIRS,
-            assumptions=ASSUMPTIONS,
-            source=sec + ", Fig. 2: increasing the spike–target overlap γ helps",
-        ),
+        monotone_claim("cui-overlap-helps", "spiked_rf", "decreasing(test_error, gamma)",
+                       _srf(r=Range(0.1, 3.0, "lin"), gamma=GAMMA, c=C), activations=PAIRS, assumptions=ASSUMPTIONS,
+                       source=sec + ", Fig. 2: increasing the spike–target overlap γ helps"),
     )
 
 
@@ -168,15 +156,10 @@ def _network_claims() -> tuple[Claim, ...]:
     sec = f"{PAPER}, §4 (one large step η̃·p, map to the sRF)"
     step = {"eta_tilde": Range(0.5, 5.0, "lin"), "alpha0": Range(0.5, 20.0, "log")}
     return (
-        Claim(
-            "cui-alpha0-decreasing",
-            "spiked_rf",
-            "decreasing(test_error, alpha0)",
-            _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
-            activations=PAIRS,
-            assumptions=ASSUMPTIONS,
-            source=sec + ", Fig. 3: the test error decreases as the first-step batch α0 grows",
-        ),
+        monotone_claim("cui-alpha0-decreasing", "spiked_rf", "decreasing(test_error, alpha0)",
+                       _srf(eta_tilde=Range(0.5, 5.0, "lin"), alpha0=Range(0.1, 100.0, "log")),
+                       activations=PAIRS, assumptions=ASSUMPTIONS,
+                       source=sec + ", Fig. 3: the test error decreases as the first-step batch α0 grows"),
         *_pair_claims(
             "cui-alpha0-limit",
             "spiked_rf",
