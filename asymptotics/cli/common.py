@@ -20,41 +20,18 @@ import typer
 
 from ..atomic import check_file_target
 from ..errors import ParameterError
-from ..grids import MAX_POINTS, cartesian, parse_values
-from ..params import RULES
 from ..results import FORMATS, Columns, Result, file_format
 from .options import GRID_HELP
 
 __all__ = [
     "GRID_HELP",
-    "grid_values",
-    "build_grid",
     "check_output",
     "refuse_given",
     "progress",
     "emit",
-    "activations_meta",
     "resolve_activation",
     "Columns",
 ]
-
-def grid_values(name: str, text: str | None, rule=None) -> list[float] | None:
-    """One parameter's grid, each value checked by ``rule`` (default: the shared rule of
-    ``name`` in :data:`asymptotics.params.RULES`, if any); ``None`` stays ``None``."""
-    if text is None:
-        return None
-    vals = parse_values(name, text)
-    if rule is None and name in RULES:
-        rule, *args = RULES[name]
-        return [rule(name, v, *args) for v in vals]
-    return [rule(name, v) for v in vals] if rule else vals
-
-
-def build_grid(max_points: int = MAX_POINTS, **texts: str | None) -> list[dict]:
-    """Parse and validate each named grid (``None`` values are skipped) into a Cartesian grid of
-    at most ``max_points`` points."""
-    grids = {name: grid_values(name, text) for name, text in texts.items() if text is not None}
-    return cartesian(max_points=max_points, **grids)
 
 
 def resolve_activation(spec: str, center: bool, role: str):
@@ -63,11 +40,6 @@ def resolve_activation(spec: str, center: bool, role: str):
     from ..activations import resolve_activation as _resolve
 
     return _resolve(spec, center=center, name=role if role.isupper() else f"--{role}")
-
-
-def activations_meta(**acts) -> dict:
-    """Metadata for the activations in use (with their Gaussian constants)."""
-    return {role: act.as_dict() for role, act in acts.items()}
 
 
 def check_output(fmt: str, out: Path | None) -> None:
