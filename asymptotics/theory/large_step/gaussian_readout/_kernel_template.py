@@ -18,10 +18,12 @@ variance map
 𝓛 = Ψᵀ diag(π/S²)(I − C)⁻¹ Ψ + β 𝒱∘𝒱 is symmetric, so 𝓛 diag(W) (W = B/(1 + V)) has the
 eigenvalues of the symmetric √W 𝓛 √W.
 
-The loop is the one of :class:`asymptotics.solvers.Anderson` (type II, memory m, restart when the
-residual grows by ``restart_factor`` over the best one, the history cut to the newest pair when
-its least-squares problem is ill-conditioned), on x = (log V, log τ). Status codes are those of
-:class:`asymptotics.solvers.Status`; the outcome of the assembly at the solution is one of the
+The loop is the numerics layer's one compiled Anderson (``numerics/templates/anderson.py``, included:
+type II, memory m, restart when the residual grows by ``restart`` over the best one, the history cut
+to the newest pair when its least-squares problem is ill-conditioned) on x = (log V, log τ); this
+template contributes its problem: :func:`fixed_point_map` (the response map, which leaves the state
+of its last evaluation in the problem's arrays), the start :func:`cold_start` and the options
+``ANDERSON_*``. Status codes are those of :class:`asymptotics.numerics.status.Status`; the outcome of the assembly at the solution is one of the
 ``ASSEMBLED`` … ``SINGULAR_SYSTEM`` codes below (read by :mod:`.compiled`).
 
 Sources of the second-order traces are collected in :func:`variance_sources`: a further source
@@ -33,9 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.numerics.status import Status
-
-from ....numerics.templates.dense_linalg import EPS  # placeholders: included
+from ....numerics.templates.anderson import CONVERGED, anderson_solve  # placeholders: included
 
 # isort: off
 from ._dense_template import (  # placeholders: included
@@ -44,13 +44,9 @@ from ._dense_template import (  # placeholders: included
 )
 # isort: on
 from ._mean_block_template import mean_block_finite, mean_block_limit  # placeholders: included
-from ._spectral_template import small_lstsq, spectral_radius_symmetric  # placeholders: included
+from ._spectral_template import spectral_radius_symmetric  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
-
-CONVERGED = int(Status.CONVERGED)
-MAX_STEPS = int(Status.MAX_STEPS)
-NONFINITE = int(Status.NONFINITE)
 
 #: outcome of the assembly at a converged response solve
 ASSEMBLED = 0
@@ -82,7 +78,8 @@ OUT_RESIDUAL = 4
 OUT_RADIUS = 5          # spectral radius of the variance map
 OUT_CODE = 6            # the assembly outcome
 
-#: Anderson's options for the response map: memory, damping, restart factor
+#: Anderson's options for the response map: the fewest evaluations, memory, damping, restart factor
+ANDERSON_MIN_STEPS = 1
 ANDERSON_MEMORY = 5
 ANDERSON_DAMPING = 1.0
 ANDERSON_RESTART = 1e3
@@ -202,81 +199,28 @@ def cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta):
 
 
 @njit(cache=True, nogil=True)
-def scaled_residual(r, x):
-    """max_i |r_i| / max(1, |x_i|) (inf when not finite)."""
-    v = 0.0
-    for i in range(r.shape[0]):
-        s = abs(r[i]) / max(1.0, abs(x[i]))
-        if not (s < math.inf):
-            return math.inf
-        v = max(v, s)
-    return v
+def empty_state(n, K):
+    """Arrays for the state of one evaluation of the response map: (S, M, P, E, Λμ1, τ-map, V)."""
+    return (np.empty(K), np.empty((n, n)), np.empty((K, K)), np.empty((K, n)), np.empty((K, n)), np.empty(K),
+            np.empty(n))
 
 
 @njit(cache=True, nogil=True)
-def anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol, rtol, max_steps, memory, damping,
-             restart_factor):
-    """Anderson acceleration of the response map: ``(x, r, status, iterations, state at x)``."""
-    m = x0.shape[0]
-    x = x0.copy()
-    hX = np.empty((memory, m))
-    hF = np.empty((memory, m))
-    cnt = 0
-    x_prev = np.empty(m)
-    f_prev = np.empty(m)
-    have_prev = False
-    best = math.inf
-    r = np.full(m, math.nan)
-    state = (np.empty(0), np.empty((0, 0)), np.empty((0, 0)), np.empty((0, 0)), np.empty((0, 0)), np.empty(0),
-             np.empty(0))
-    for k in range(1, max_steps + 1):
-        gx, state = response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta)
-        r = gx - x
-        ok = True
-        nrm = 0.0
-        for i in range(m):
-            a = abs(r[i])
-            if not (a < math.inf and abs(x[i]) < math.inf):
-                return x, r, NONFINITE, k, state
-            if a > atol + rtol * abs(x[i]):
-                ok = False
-            nrm = max(nrm, a)
-        if ok:
-            return x, r, CONVERGED, k, state
-        if nrm > restart_factor * best:  # stagnation / divergence guard: restart
-            cnt = 0
-            have_prev = False
-        best = min(best, nrm)
-        if have_prev:
-            if cnt == memory:
-                for c in range(memory - 1):
-                    hX[c] = hX[c + 1]
-                    hF[c] = hF[c + 1]
-                cnt -= 1
-            hX[cnt] = x - x_prev
-            hF[cnt] = r - f_prev
-            cnt += 1
-        x_prev[:] = x
-        f_prev[:] = r
-        have_prev = True
-        step = damping * r
-        if cnt > 0:
-            F = np.ascontiguousarray(hF[:cnt].T)
-            gamma, rank, smin, smax = small_lstsq(F, r, EPS * max(m, cnt))
-            bad = rank < cnt or smin < 1e-12 * smax or not np.all(np.isfinite(gamma))
-            if bad:  # ill-conditioned history: keep only the newest pair
-                hX[0] = hX[cnt - 1]
-                hF[0] = hF[cnt - 1]
-                cnt = 1
-                F = np.ascontiguousarray(hF[:1].T)
-                gamma, _, _, _ = small_lstsq(F, r, EPS * m)
-            if np.all(np.isfinite(gamma)):
-                for c in range(cnt):
-                    gc = gamma[c]
-                    for i in range(m):
-                        step[i] -= (hX[c, i] + damping * hF[c, i]) * gc
-        x = x + step
-    return x, r, MAX_STEPS, max_steps, state
+def fixed_point_map(x, g, problem):
+    """The Anderson problem (the placeholder of ``anderson.py``): g ← the response map at x; the state
+    of this evaluation is copied into the arrays of ``problem``'s last entry (so at a converged solve
+    they hold the state at the returned x). ``problem`` = (w, ψ1/ψ2, λ_C, μ1, μ2², c, π, β, state)."""
+    w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, state = problem
+    gx, (S1, M1, P1, E1, LM1, tau_map1, V1) = response_map(x, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta)
+    S, M, P, E, LM, tau_map, V = state
+    g[:] = gx
+    S[:] = S1
+    M[:, :] = M1
+    P[:, :] = P1
+    E[:, :] = E1
+    LM[:, :] = LM1
+    tau_map[:] = tau_map1
+    V[:] = V1
 
 
 @njit(cache=True, nogil=True)
@@ -535,6 +479,8 @@ def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h,
     wit = np.empty((npt, nw), dtype=np.int64)
     have = False
     xprev = np.empty(m)
+    state = empty_state(n, K)
+    options = (atol, rtol, ANDERSON_MIN_STEPS, max_steps, ANDERSON_MEMORY, ANDERSON_DAMPING, ANDERSON_RESTART)
     for p in range(npt):
         lam_c = lam_cs[p]
         warm = False
@@ -546,16 +492,15 @@ def solve_path(x_start, start_kind, continuation, w, kappa, mu0, mu1, mu2_sq, h,
             warm = True
         else:
             x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
-        x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, atol,
-                                       rtol, max_steps, ANDERSON_MEMORY, ANDERSON_DAMPING, ANDERSON_RESTART)
+        problem = (w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta, state)
+        x = x0
+        st, it, resid[p] = anderson_solve(x, problem, options)
         if warm and st != CONVERGED:
-            x0 = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
-            x, r, st, it, state = anderson(x0, w, ratio, lam_c, mu1, mu2_sq, bulk, pi, beta,
-                                           atol, rtol, max_steps, ANDERSON_MEMORY, ANDERSON_DAMPING, ANDERSON_RESTART)
+            x = cold_start(w, psi1, psi2, lam_c, mu1, mu2_sq, bulk, pi, beta)
+            st, it, resid[p] = anderson_solve(x, problem, options)
         X[p] = x
         status[p] = st
         iters[p] = it
-        resid[p] = scaled_residual(r, x)
         if st == CONVERGED:
             have = True
             xprev[:] = x

@@ -8,8 +8,6 @@ for the reasons given in ``_dense_template.py``.
   a tridiagonal matrix, then bisection on Sturm counts (to the spacing of floating-point numbers);
 * :func:`truncated_svd` — Householder QR with column pivoting, then one-sided (Hestenes) Jacobi on
   the leading rows of the triangular factor (the singular triplets above a relative cut);
-* :func:`small_lstsq` — minimum-norm least squares for a few columns (Anderson's history), with the
-  rank decision of LAPACK's ``gelsd``.
 """
 
 import math
@@ -184,35 +182,6 @@ def descending_order(v):
             order[j] = t
             j -= 1
     return order
-
-
-@njit(cache=True, nogil=True)
-def small_lstsq(F, r, rcond):
-    """The minimum-norm least-squares solution of F γ ≈ r for a tall F (m × k, k small), with the
-    singular values ≤ ``rcond``·σ_max treated as zero (as LAPACK's ``gelsd``): (γ, rank, σ_min, σ_max).
-    One-sided Jacobi on the columns of F."""
-    m, k = F.shape
-    At = np.ascontiguousarray(F.T)
-    Wt = np.eye(k)
-    _jacobi_rows(At, Wt)
-    sv = np.empty(k)
-    for i in range(k):
-        sv[i] = math.sqrt(dot(At[i], At[i]))
-    smax = 0.0
-    smin = math.inf
-    for i in range(k):
-        smax = max(smax, sv[i])
-        smin = min(smin, sv[i])
-    gamma = np.zeros(k)
-    rank = 0
-    for i in range(k):
-        if sv[i] > rcond * smax:
-            rank += 1
-            c = dot(At[i], r)
-            c /= sv[i] * sv[i]                 # (u_i·r)/σ_i with u_i = At[i]/σ_i
-            for j in range(k):
-                gamma[j] += c * Wt[i, j]
-    return gamma, rank, smin, smax
 
 
 @njit(cache=True, nogil=True)

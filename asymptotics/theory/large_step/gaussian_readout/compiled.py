@@ -1,6 +1,6 @@
 r"""The compiled kernels of the large-step fixed point and the call into them.
 
-:func:`kernels` renders ``_kernel_template.py`` (the response map, its Anderson loop, the variance
+:func:`kernels` renders ``_kernel_template.py`` (the response map as the problem of the numerics Anderson, the variance
 equations and a path over λ with continuation) through :func:`asymptotics.rendering.templates.load_template`
 into one module that *includes* the templates its placeholders name (:data:`INCLUDED`): the numerics
 layer's small dense linear algebra, ``_dense_template.py`` (row-blocked dense linear algebra),
@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ....numerics.templates import FOLDER as NUMERICS_TEMPLATES
 from ....rendering.templates import SMALL_LINALG, load_template
 from .model import GaussianReadoutModel
 
@@ -30,9 +31,10 @@ _HERE = Path(__file__).resolve().parent
 #: the template of the fixed point, rendered with :data:`INCLUDED`
 KERNEL_TEMPLATE = _HERE / "_kernel_template.py"
 #: the templates whose kernels the rendered module includes (each placeholder of the fixed-point
-#: template and of these is a kernel or constant of one of them): small dense linear algebra
-#: (numerics), row-blocked dense algebra, eigenvalues and truncated SVD, the spike–mean block
-INCLUDED = (SMALL_LINALG, _HERE / "_dense_template.py", _HERE / "_spectral_template.py",
+#: template and of these is a kernel or constant of one of them): small dense linear algebra and
+#: Anderson acceleration (numerics), row-blocked dense algebra, eigenvalues and truncated SVD, the
+#: spike–mean block
+INCLUDED = (SMALL_LINALG, NUMERICS_TEMPLATES / "anderson.py", _HERE / "_dense_template.py", _HERE / "_spectral_template.py",
             _HERE / "_mean_block_template.py")
 
 #: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
