@@ -138,8 +138,8 @@ class TauStarGrid:
     """τ* over a grid of input scales (arrays broadcast to a common shape).
 
     Attributes are arrays of that shape: ``tau_star``, ``kappa_star`` (±inf when not attained),
-    ``status`` and ``infimum_at`` (object arrays of strings, as in :class:`TauStarResult`),
-    ``iterations``, ``error``, ``kappa_error``, ``derivative``, ``curvature``, ``level`` (how many
+    ``status`` (object array of :class:`~asymptotics.solvers.Status` labels; :meth:`result` gives
+    the member) and ``infimum_at`` (object array of strings), ``iterations``, ``error``, ``kappa_error``, ``derivative``, ``curvature``, ``level`` (how many
     refinements were needed), and the broadcast ``student_scale``, ``teacher_scale``. ``rule``
     names the level-0 rule; ``messages`` maps a flat (C-order) index to its remarks.
     """
