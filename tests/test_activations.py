@@ -173,6 +173,22 @@ def test_relu_kernels_and_kink():
     assert act.d2f(1.0) == 0.0
 
 
+def test_piecewise_derivative_in_every_target():
+    """σ = min(x, 1) + |x − 2|: sympy writes σ' as a Piecewise, printed as a branch (compiled and
+    mpmath) and as numpy.select over arrays; all equal the closed form H(1 − x) + sign(x − 2)
+    (exact in float64) away from the kinks."""
+    act = activation("min(x, 1) + abs(x - 2)", center=False)
+    xs = np.array([-3.0, -0.25, 0.5, 1.5, 2.5, 7.0])
+    f_ref = np.minimum(xs, 1.0) + np.abs(xs - 2.0)
+    df_ref = (xs < 1.0).astype(float) + np.sign(xs - 2.0)
+    assert np.array_equal(act.numpy(xs), f_ref) and np.array_equal(act.numpy_derivative(xs), df_ref)
+    assert [act.f(x) for x in xs] == list(f_ref) and [act.df(x) for x in xs] == list(df_ref)
+    f_mp, df_mp = act.mpmath()
+    with mpmath.workdps(30):
+        assert [float(f_mp(mpmath.mpf(x))) for x in xs] == list(f_ref)
+        assert [float(df_mp(mpmath.mpf(x))) for x in xs] == list(df_ref)
+
+
 def test_softplus_does_not_overflow():
     act = activation("softplus", center=False)
     assert act.f(800.0) == 800.0
