@@ -20,9 +20,11 @@ The template files of the package live in this folder:
 
 * ``system_solvers.py`` — Newton with line search, the round-off stopping rule, continuation
   and the grid driver of every lowered equation system (:mod:`asymptotics.codegen.systems`);
-* ``newton_map_grid.py`` — the elementwise loops of a rendered two-unknown Newton map
+* ``newton_map_grid.py`` — an elementwise two-unknown Newton map in the log-unknowns (step, 2×2
+  Cramer solve, tangents, scaled residual, grid loops) over printed per-point expressions
   (:mod:`asymptotics.codegen.newton_map`, route C of the one-step risks);
-* ``activation.py`` — an activation's σ, σ', σ'' (:mod:`asymptotics.activations.lowering`);
+* ``activation.py`` — an activation's σ, σ', σ'' compiled, vectorised and in mpmath, over the
+  expressions printed by the one printer's targets (:mod:`asymptotics.activations.lowering`);
 * ``small_linalg.py`` — Gaussian elimination with partial pivoting, *included* (``include=``: its
   kernels copied in front of the template's) by every template that solves a small dense system.
 
@@ -56,7 +58,7 @@ MARKER = "# ---- kernels (copied into the rendered module) ----"
 TEMPLATES = Path(__file__).resolve().parent
 #: Template of the solver loops of a lowered equation system.
 SYSTEM_SOLVERS = TEMPLATES / "system_solvers.py"
-#: Template of the grid loops of an elementwise two-unknown Newton map.
+#: Template of an elementwise two-unknown Newton map over a grid (route C).
 NEWTON_MAP_GRID = TEMPLATES / "newton_map_grid.py"
 #: Template of an activation's compiled, numpy and mpmath functions.
 ACTIVATION = TEMPLATES / "activation.py"
