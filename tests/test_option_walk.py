@@ -25,8 +25,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import cli_commands
 
-from asymptotics.cli.app import command, main
+from asymptotics.cli.app import main
 
 CHANGES, REFUSED = "changes", "refused"
 
@@ -263,15 +264,6 @@ PROBES: dict[str, dict[str, list]] = {
 PROBES.pop("sweep-extra")
 
 
-def _leaves(cmd, path=()):
-    subs = getattr(cmd, "commands", None)
-    if subs:
-        for name, sub in sorted(subs.items()):
-            yield from _leaves(sub, (*path, name))
-    else:
-        yield " ".join(path), cmd
-
-
 def _options(cmd) -> list[str]:
     names = []
     for p in cmd.params:
@@ -289,7 +281,7 @@ def _classified(name: str, option: str) -> bool:
 
 def test_every_option_is_classified():
     """A new option (or command) must be probed here or listed, with its reason."""
-    missing = [f"{name} {opt}" for name, cmd in _leaves(command()) for opt in _options(cmd)
+    missing = [f"{name} {opt}" for name, cmd in cli_commands() for opt in _options(cmd)
                if not _classified(name, opt)]
     assert not missing, "options neither probed nor listed as output-only/execution-only/not walked: " + \
         ", ".join(missing)

@@ -23,8 +23,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli_commands
 
-from asymptotics.cli.app import command, main
+from asymptotics.cli.app import main
 from asymptotics.errors import ParameterError
 
 #: Cheap arguments of the commands that need some (and the variants worth running apart).
@@ -47,15 +48,6 @@ NEEDS: dict[str, list[str]] = {"--studies-out": ["--finite-size", "--quick"]}
 #: Commands whose --out format is chosen by another option (no suffix check).
 FREE_SUFFIX = {"table"}
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def _walk(cmd, path=()):
-    subs = getattr(cmd, "commands", None)
-    if subs:
-        for name, sub in sorted(subs.items()):
-            yield from _walk(sub, (*path, name))
-    else:
-        yield " ".join(path), cmd
 
 
 def _is_path(param) -> bool:
@@ -82,7 +74,7 @@ def _path_options(cmd) -> list[tuple[str, str]]:
 
 
 def _commands() -> list[tuple[str, object]]:
-    return list(_walk(command()))
+    return cli_commands()
 
 
 OUTPUTS = [(name, opt, kind) for name, cmd in _commands() for opt, kind in _path_options(cmd)]
