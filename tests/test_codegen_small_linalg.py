@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from asymptotics.numerics.templates import newton as nt
 from asymptotics.rendering.templates import (
     MARKER,
     SMALL_LINALG,
@@ -16,7 +17,6 @@ from asymptotics.rendering.templates import (
     render_template,
 )
 from asymptotics.rendering.templates import small_linalg as sl
-from asymptotics.rendering.templates import system_solvers as ss
 
 
 @pytest.mark.parametrize("n, m", [(1, 1), (2, 1), (5, 3), (12, 4)])
@@ -36,7 +36,7 @@ def test_gauss_solve_complex_against_lapack():
     rng = np.random.default_rng(3)
     M = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
     b = rng.standard_normal(4) + 1j * rng.standard_normal(4)
-    y, ok = ss.solve_linear(M, b)
+    y, ok = nt.solve_linear(M, b)
     assert ok
     np.testing.assert_allclose(y, np.linalg.solve(M, b), rtol=1e-12)
 
@@ -51,9 +51,9 @@ def test_pivot_contracts():
     near = np.array([[1.0, 0.0], [0.0, 1e-15]])
     assert sl.gauss_solve(near, np.ones((2, 1)), X, 0.0, False)
     assert X[1, 0] == pytest.approx(1e15, rel=1e-14)
-    _, ok = ss.solve_linear(near, np.ones(2))
+    _, ok = nt.solve_linear(near, np.ones(2))
     assert not ok  # 1e-15 ≤ PIVOT_TOL · max|A|
-    _, ok = ss.solve_linear(np.zeros((2, 2)), np.ones(2))
+    _, ok = nt.solve_linear(np.zeros((2, 2)), np.ones(2))
     assert not ok
 
 
@@ -83,7 +83,9 @@ def test_include_copies_the_kernels_and_no_relative_import():
     assert "def gauss_solve(" in src and src.count(MARKER) == 1
     assert not any(line.startswith("from .") for line in src.splitlines())
     assert src.index("def gauss_solve(") < src.index(MARKER)
-    assert "gauss_solve" in placeholders(SYSTEM_SOLVERS)
+    numerics = SYSTEM_SOLVERS.parents[2] / "numerics" / "templates"
+    assert "gauss_solve" in placeholders(numerics / "newton.py")
+    assert "newton" in placeholders(numerics / "continuation.py")
     assert {"gauss_solve", "pivot_row", "swap_rows", "jacobi_rotation", "rotate_pair"} <= kernel_names(
         SMALL_LINALG
     )

@@ -5,7 +5,8 @@ The stopping rule is checked where a test scaled by the unknowns fails determini
 placeholder system of ``system_solvers.py`` is F = (a² − 2q², ab − 2kq), a = q√2, b = k√2, and for
 q a power of two a² − 2q² never vanishes in float64 (√2 is irrational; a = q·x scales the
 rounding of x² exactly) while its smallest value near the root, ≈ 2.7e-16·q², exceeds
-rtol·|a| ≈ 1.4e-13·q once q ≳ 10³.
+rtol·|a| ≈ 1.4e-13·q once q ≳ 10³. (The numerics Newton and continuation kernels imported directly:
+tests/test_numerics_newton_continuation.py.)
 """
 
 import ast
@@ -25,52 +26,11 @@ from asymptotics.rendering.templates import (
 )
 from asymptotics.rendering.templates import activation as act_template
 from asymptotics.rendering.templates import newton_map_grid as nm
-from asymptotics.rendering.templates import system_solvers as ss
-from asymptotics.solvers import FixedPoint, Status, compile_system, fixed_point
-from asymptotics.solvers.result import ROUNDOFF
+from asymptotics.solvers import FixedPoint, compile_system, fixed_point
 from asymptotics.symbolic import EquationSystem
 
 SQRT2 = math.sqrt(2.0)
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_template_constants_are_the_solvers_vocabulary():
-    assert (ss.CONVERGED, ss.MAX_STEPS, ss.NONFINITE, ss.SINGULAR) == (
-        Status.CONVERGED, Status.MAX_STEPS, Status.NONFINITE, Status.SINGULAR)
-    assert ss.ROUNDOFF == ROUNDOFF and ss.EPS == np.finfo(float).eps
-
-
-@pytest.mark.parametrize("q", [2.0**17, 2.0**20, 2.0**26], ids=["1e5", "1e6", "7e7"])
-def test_system_template_newton_at_large_components(q):
-    p = np.array([q, 1.0])
-    x, st, it, res, floor = ss.newton(ss.start(p), p, 1e-13, 1e-13, 50)
-    assert st == Status.CONVERGED and not floor and res <= 1e-13
-    assert abs(x[0] - q * SQRT2) <= 4 * np.spacing(q * SQRT2) and abs(x[1] - SQRT2) <= 8e-16 * SQRT2
-    # the unknown-scaled test cannot pass at this point (deterministic: see the module docstring)
-    ok_old, finite, _, _ = ss.residual_test(ss.residual(x, p), x, np.abs(x), 1e-13, 1e-13)
-    assert finite and not ok_old
-    # below the floor's tolerance: accepted at the round-off floor, same root
-    x2, st2, _, _, floor2 = ss.newton(ss.start(p), p, 1e-300, 1e-18, 50)
-    assert st2 == Status.CONVERGED and floor2
-    assert abs(x2[0] - q * SQRT2) <= 4 * np.spacing(q * SQRT2)
-
-
-def test_system_template_statuses_and_grid():
-    p = np.array([2.0**20, 1.0])
-    _, st, *_ = ss.newton(np.array([0.0, 1.0]), p, 1e-13, 1e-13, 50)  # J = [[0, 0], [1, 0]]
-    assert st == Status.SINGULAR
-    _, st, it, *_ = ss.newton(np.array([1.0, 1.0]), p, 1e-13, 1e-13, 2)
-    assert st == Status.MAX_STEPS and it == 2
-    _, st, _, res, _ = ss.newton(np.array([1.0, 1.0]), np.array([np.inf, 1.0]), 1e-13, 1e-13, 5)
-    assert st == Status.NONFINITE and math.isinf(res)
-    qs = 2.0 ** np.arange(0, 27)
-    P = np.column_stack([qs, np.full_like(qs, 0.5)])
-    X, status, iters, resid, floors, Y = ss.solve_grid_full(ss.start(P[0])[None, :], P, 1e-13, 1e-13, 50, True,
-                                                            -1, 0.0, 1)
-    assert np.all(status == 0) and np.all(resid <= 1e-13)
-    # the rule |F_0| ≤ rtol·4q² bounds |Δa|/a by rtol (warm starts stop as soon as it holds)
-    np.testing.assert_allclose(X[:, 0], qs * SQRT2, rtol=1.01e-13)
-    np.testing.assert_allclose(Y[:, 0], qs / 0.5, rtol=3e-13)  # outputs: a/b = q/k
 
 
 def test_newton_map_template_iterated_by_the_fixed_point_solver():

@@ -2,8 +2,10 @@ r"""Lowering an :class:`~asymptotics.symbolic.EquationSystem` to a compiled modu
 
 :func:`lower` renders one module per system: the system's expressions, printed by
 :class:`~asymptotics.rendering.printing.NumbaExprPrinter` (:mod:`asymptotics.codegen.expressions`),
-in place of the placeholders of the template ``asymptotics/rendering/templates/system_solvers.py``,
-whose solver kernels follow verbatim. The module is named by the hash of its source and lives in
+in place of the placeholders of the template ``asymptotics/rendering/templates/system_solvers.py``
+(which compiles them), with the numerics layer's dense linear algebra, Newton and continuation
+included (``asymptotics/numerics/templates/{newton,continuation}.py``: the solvers and grid drivers,
+their kernels copied verbatim). The module is named by the hash of its source and lives in
 the user cache (:mod:`asymptotics.rendering.modules`); every function is
 ``numba.njit(cache=True)``, so a second process loads the machine code instead of compiling.
 The module defines
@@ -14,18 +16,22 @@ The module defines
 ``outputs(x, p)``         the named outputs (eliminated unknowns substituted)
 ``start(p)``              starting values (the system's ``start``, e.g. the large-q0 limit q0⁻¹)
 ``newton(x0, p, atol, rtol, max_steps)`` → (x, status, iterations, residual, at_floor)
+``continue_parameter(p, index, value, atol, rtol, max_steps, h0, hmin, hmax, delta, secant)``
+    → the same, by continuation of parameter ``index`` from ``value`` (the numerics continuation);
+``continue_grid(P, n_outputs, t_index, atol, rtol, max_steps, h0, hmin, hmax, delta)``
+    → (X, status, iterations, residual, Y): every row by continuation of parameter ``t_index`` from 0;
 ``solve_grid_full(X0, P, atol, rtol, max_steps, warm, homotopy_index, homotopy_value, homotopy_steps)``
     → (X, status, iterations, residual, at_floor, Y): one solve per row of the parameter grid P;
 ``solve_grid(…)`` the same without ``at_floor``: (X, status, iterations, residual, Y).
 
 ``x`` and ``p`` are ``float64`` arrays, or both ``complex128`` (z off the real axis). Statuses
 are the codes of :class:`asymptotics.solvers.Status`; the stopping rule |F_i| ≤ atol + rtol·s_i,
-the round-off floor and the grid strategy are those documented in the template.
+the round-off floor, the step control and the grid strategy are those documented in the templates.
 
 **Fast start.** Deriving a registered system takes seconds of sympy work, so :func:`lower` also
 keeps a :class:`~asymptotics.rendering.modules.DerivationIndex` entry: (registered name, hash of
-the deriving code — ``asymptotics/symbolic``, ``asymptotics/codegen``, the builder's source file
-— ) or (system fingerprint, hash of the code) → module file. A new process finds the module
+the deriving code — ``asymptotics/symbolic``, ``asymptotics/codegen``, ``asymptotics/rendering``,
+``asymptotics/numerics``, the builder's source file — ) or (system fingerprint, hash of the code) → module file. A new process finds the module
 through it without deriving or rendering; the module file itself is still the one named by the
 hash of its source.
 
@@ -46,13 +52,18 @@ from types import ModuleType
 
 import sympy as sp
 
+from ..numerics.templates import FOLDER as NUMERICS_TEMPLATES
 from ..rendering.modules import DerivationIndex, code_hash, package_files
 from ..rendering.printing import NumbaExprPrinter, prepare, safe_name
 from ..rendering.templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
 from ..symbolic.system import EquationSystem
 from .expressions import array_function, scale_function
 
-__all__ = ["lower", "render_module", "LoweredSystem"]
+__all__ = ["lower", "render_module", "LoweredSystem", "SOLVER_TEMPLATES"]
+
+#: What a lowered system's module includes in front of its compiled functions: the dense linear algebra,
+#: the one compiled Newton and the one compiled continuation (in this order: each uses the former).
+SOLVER_TEMPLATES = (SMALL_LINALG, NUMERICS_TEMPLATES / "newton.py", NUMERICS_TEMPLATES / "continuation.py")
 
 
 @dataclass(frozen=True)
@@ -137,13 +148,14 @@ def render_module(system: EquationSystem) -> str:
         f"parameters p: {', '.join(map(str, system.parameters))}",
     )
     return render_template(SYSTEM_SOLVERS, origin=f"system {system.name!r}", definitions=render_definitions(system),
-                           notes=notes, include=(SMALL_LINALG,))
+                           notes=notes, include=SOLVER_TEMPLATES)
 
 
 @cache
 def _code_hash() -> str:
-    """Hash of the code that derives and renders systems (symbolic/, codegen/, versions)."""
-    return code_hash(package_files("symbolic", "codegen", "rendering"))
+    """Hash of the code that derives and renders systems (symbolic/, codegen/, rendering/, the
+    numerics templates, versions)."""
+    return code_hash(package_files("symbolic", "codegen", "rendering", "numerics"))
 
 
 def _builder_hash(name: str) -> str:

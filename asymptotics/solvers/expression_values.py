@@ -3,9 +3,8 @@ grid of parameters.
 
 The reduced system (with the Gaussian scale t as a parameter) is lowered once by
 :func:`asymptotics.codegen.lower` (a generated module on disk, numba-cached: residual,
-Jacobian, outputs, start, Newton with Armijo line search); the continuation driver
-``_continuation_template.py`` is bound to it by :func:`asymptotics.rendering.templates.load_template`
-(also cached). At every point: the exact free-limit solution g = q0⁻¹ at t = 0, then steps
+Jacobian, outputs, start, and the numerics layer's compiled Newton with Armijo line search and
+continuation, ``asymptotics/numerics/templates/{newton,continuation}.py``). At every point: the exact free-limit solution g = q0⁻¹ at t = 0, then steps
 t → 1 with a secant predictor and Newton corrector, a step accepted only when Newton converges
 and moves the prediction by at most ``STEPS[3]`` (relative), halved otherwise down to
 ``STEPS[1]`` (then the point fails with status 3). ``branch="grid"`` warm-starts each point from
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import sympy
@@ -36,6 +34,7 @@ from ..errors import ConvergenceError, ParameterError
 from ..grids import cartesian
 from ..symbolic.expressions.assemble import SCALE
 from .config import Newton
+from .continuation import continue_parameter
 from .newton import root
 from .result import SolverResult, Status
 
@@ -54,7 +53,6 @@ BRANCHES = ("scale", "grid")
 BACKENDS = ("compiled", "python")
 #: Continuation in t: first step, smallest step, largest step, largest corrector move (relative).
 STEPS = (0.125, 1e-7, 0.25, 0.1)
-_TEMPLATE = Path(__file__).with_name("_continuation_template.py")
 _MAX_STEPS = 100
 #: A solution of the reduced system is accepted when it solves the full Dyson equations to this
 #: scaled residual (back-substitution loses a few digits where a pivot is small).
@@ -169,13 +167,9 @@ def _check_free_limit(D, full: dict, dt, params: dict):
 
 
 def continuation_module(lowered):
-    """The compiled continuation driver for a lowered system (``_continuation_template.py``
-    bound to its generated module; cached on disk like every generated module)."""
-    from ..rendering.templates import load_template
-
-    name = lowered.module.__name__
-    bindings = {k: (name, k) for k in ("start", "outputs", "newton")}
-    return load_template(_TEMPLATE, bindings, origin=lowered.name, prefix="cont")
+    """The module with the compiled continuation of a lowered system: its generated module itself
+    (``continue_grid``, the numerics continuation included in every lowered system)."""
+    return lowered.module
 
 
 def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
@@ -214,8 +208,8 @@ def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
 class PythonBackend:
     """The same equations evaluated without compilation (``backend="python"``): residual,
     Jacobian, value and start by :func:`sympy.lambdify`, Newton by :func:`asymptotics.solvers.root`
-    at each step of an adaptive continuation in t (step halved on failure, grown after
-    success). Slower per point, no compilation: for a few points, and as a cross-check of the
+    at each step of the plain-Python twin of the compiled continuation in t
+    (:func:`.continuation.continue_parameter`). Slower per point, no compilation: for a few points, and as a cross-check of the
     generated code."""
 
     def __init__(self, system):
@@ -227,54 +221,32 @@ class PythonBackend:
         self.t_index = ps.index(SCALE)
 
     def solve(self, p, atol, rtol):
-        """The continuation of the compiled driver (``_continuation_template.py``), in Python."""
+        """The continuation of the compiled driver in Python (:func:`.continuation.continue_parameter`,
+        Newton by :func:`asymptotics.solvers.root` at each step)."""
         cfg = Newton(atol=atol, rtol=rtol, max_steps=_MAX_STEPS)
-        h0, hmin, hmax, delta = STEPS
         q = p.copy()
 
-        def newton(x0):
+        def newton_at(x0, t):
+            q[self.t_index] = t
             with np.errstate(all="ignore"):
-                return root(
+                r = root(
                     lambda y: np.asarray(self.F(y, q), dtype=p.dtype),
-                    x0,
+                    np.asarray(x0, dtype=p.dtype),
                     jac=lambda y: np.asarray(self.J(y, q), dtype=p.dtype),
                     solver=cfg,
                     on_failure="return",
                 )
+            return r
 
         q[self.t_index] = 0
         with np.errstate(all="ignore"):
             x0 = np.asarray(self.x0(q), dtype=p.dtype)
         if not np.all(np.isfinite(x0)):
             return x0, int(Status.NONFINITE), 0, np.inf, np.nan
-        r = newton(x0)
-        x, its, res = np.asarray(r.value, dtype=p.dtype), r.iterations, r.residual
-        if not r.converged:
-            return x, int(r.status), its, res, np.nan
-        t, h, xprev, tprev = 0.0, h0, x, -1.0
-        while t < 1.0:
-            tn = min(1.0, t + h)
-            xp = x + (x - xprev) * ((tn - t) / (t - tprev)) if tprev >= 0 else x.copy()
-            q[self.t_index] = tn
-            r = newton(xp)
-            its += r.iterations
-            xn = np.asarray(r.value, dtype=p.dtype)
-            with np.errstate(all="ignore"):
-                dist = float(np.max(np.abs(xn - xp) / np.maximum(1.0, np.abs(xp))))
-            if r.converged and dist <= delta:
-                xprev, tprev, x, t, res = x, t, xn, tn, r.residual
-                if dist < 0.25 * delta:
-                    h = min(hmax, 2 * h)
-            else:
-                h /= 2
-                if h < hmin:
-                    return (
-                        x,
-                        int(r.status) if not r.converged else int(Status.SINGULAR),
-                        its,
-                        r.residual,
-                        np.nan,
-                    )
+        x, status, its, res = continue_parameter(newton_at, x0, *STEPS)
+        x = np.asarray(x, dtype=p.dtype)
+        if status != 0:
+            return x, status, its, res, np.nan
         with np.errstate(all="ignore"):
             v = self.out(x, p)
         return x, 0, its, res, v

@@ -15,7 +15,8 @@ test scaled by a small unknown would fail at a converged point.
 else max(|x_i|, Σ_j |J_ij x_j|), the size of the linear terms of F_i — the residual is at the
 rounding level of its own evaluation: if then the full Newton step does not decrease ‖F‖² (or
 ``max_steps`` is reached) the root is accepted, with status 0 and ``at_roundoff_floor=True``.
-This is the same rule as the compiled solvers (``asymptotics/rendering/templates/system_solvers.py``).
+This is the same rule as the compiled Newton (``asymptotics/numerics/templates/newton.py``), whose
+plain-Python twin this is (for callables, complex and mpmath arithmetic).
 
 >>> from asymptotics.solvers import root
 >>> r = root(lambda m: -0.5 * m**2 + 1, 1.0)   # z m̄² + (1 + z − ψ2) m̄ + 1 at z = −1/2, ψ2 = 1/2

@@ -18,8 +18,9 @@ Every point is solved by Newton (generated Jacobian, Armijo line search) on the 
 the system), accepting a root at the round-off floor (|F_i| ≤ 64·ε·s_i and no further decrease;
 flagged ``at_roundoff_floor``); along a grid each point starts from the previous converged one
 (warm start), then from the system's start values, then by continuation of the system's
-homotopy parameter from where the start is exact (e.g. λ → ∞). The loops are the template
-``asymptotics/rendering/templates/system_solvers.py``. Failures raise
+homotopy parameter from where the start is exact (e.g. λ → ∞). The loops are the numerics
+layer's compiled Newton and continuation (``asymptotics/numerics/templates/{newton,continuation}.py``),
+included in every lowered system's module. Failures raise
 :class:`~asymptotics.errors.ConvergenceError` (or, with ``on_failure="return"``, are flagged in
 ``status`` with NaN outputs — never silently). Statuses are :class:`~asymptotics.solvers.Status`.
 """

@@ -1,52 +1,70 @@
-r"""Compiled kernels of the κ-mixture resolvent (:mod:`.mixture`): the residual of the
-self-consistent equations in the unknowns (V_1…V_A, S_1…S_K), its exact Jacobian, and Newton at
-every point of a batch.
+r"""Template: the problems of the mixture bulks (:mod:`.mixture`) — residuals and exact Jacobians
+of their self-consistent equations — handed to the numerics layer's compiled Newton.
 
-Data (per call): κ weights w (A,), U = μ1(κ_a; u_j) (A, K), M2 = μ2²(κ_a; u_j) (A, K), type
-weights π (K,), variances c (K,), ψ2, κ = ψ2/ψ1. Equations (at one z):
+A template of :mod:`asymptotics.rendering.templates`, rendered by :func:`.mixture.mixture_kernels`
+with ``include=(SMALL_LINALG, …/numerics/templates/newton.py)`` and the definition
+``PROBLEM = KAPPA_MIXTURE`` or ``TYPED_GRAM``: the chosen problem becomes the Newton template's
+``residual``, ``jacobian`` and ``residual_scale`` (s_i = |x_i|, the size of the unknown that
+appears as a term of equation i). Parameters p = (z, data), z the spectral variable; statuses
+are the codes of :class:`asymptotics.numerics.status.Status`. (Imported as plain Python, the
+relative imports give the Newton template's own reference problem: only the rendered module
+solves these problems.)
+
+**κ-mixture.** Data (w, U, M2, π, c, ψ2, κ): κ weights w (A,), U = μ1(κ_a; u_j) (A, K),
+M2 = μ2²(κ_a; u_j) (A, K), type weights π (K,), variances c (K,), ψ2, κ = ψ2/ψ1. Unknowns
+(V_1…V_A, S_1…S_K); equations at one z:
 
     B_a = w_a/(1 + κ V_a),  P = Uᵀ diag(B) U,  G = (diag(S/(π c)) + ψ2 P)⁻¹,
     F_V(a) = V_a − (U G Uᵀ)_aa − Σ_j π_j M2_aj/S_j,
     F_S(j) = S_j + z − Σ_a B_a M2_aj − S_j (P G)_jj/π_j.
 
-Status codes as :class:`asymptotics.solvers.Status` (0 converged, 1 max steps, 2 non-finite,
-3 singular Jacobian or stagnation).
-"""
+A singular H = diag(S/(πc)) + ψ2 P gives a non-finite residual (the Newton status ``nonfinite``).
 
-from __future__ import annotations
+**Typed Gram.** Data (c, w, ψ2): variances c_k and weights w_k of the column types. One unknown g:
+
+    F = g (−z − ψ2 Σ_k w_k c_k h_k) − 1,   h_k = −1/(1 + c_k g).
+"""
 
 import math
 
 import numpy as np
 from numba import njit
 
-from ...rendering.templates.system_solvers import (
-    solve_linear as solve_linear_nb,  # the one compiled linear solve
-)
+from ...numerics.templates.dense_linalg import gauss_solve  # placeholder: included by rendering
+from ...numerics.templates.newton import PIVOT_TOL, newton_steps  # placeholders: included by rendering
 
-__all__ = ["mixture_residual_jacobian", "mixture_newton_batch"]
+PROBLEM = 0  # placeholder: which problem the rendered module solves (KAPPA_MIXTURE or TYPED_GRAM)
+
+
+# ---- kernels (copied into the rendered module) ----
+
+
+#: The problems of this template (the value of ``PROBLEM``).
+KAPPA_MIXTURE, TYPED_GRAM = 0, 1
 
 
 @njit(cache=True)
 def _inverse(H):
+    """``(H⁻¹, ok)``: one elimination with the unit vectors as right-hand sides; ``ok`` False for
+    a negligible pivot (|pivot| ≤ PIVOT_TOL·max|H_ij|, the Newton family's contract)."""
     k = H.shape[0]
-    out = np.empty_like(H)
-    e = np.zeros(k, dtype=H.dtype)
+    eye = np.zeros((k, k), dtype=H.dtype)
     for j in range(k):
-        e[:] = 0.0
-        e[j] = 1.0
-        col, ok = solve_linear_nb(H, e)
-        if not ok:
-            return out, False
-        out[:, j] = col
-    return out, True
+        eye[j, j] = 1.0
+    out = eye.copy()
+    scale = 0.0
+    for i in range(k):
+        for j in range(k):
+            scale = max(scale, abs(H[i, j]))
+    if not (scale > 0.0):
+        return out, False
+    return out, gauss_solve(H, eye, out, PIVOT_TOL * scale, True)
 
 
 @njit(cache=True)
-def mixture_residual_jacobian(X, z, w, U, M2, pi, c, psi2, kap):
-    """(F, J, ok) at the unknowns X = (V, S) (complex, length A + K)."""
+def _kappa_state(X, w, U, M2, pi, c, psi2, kap):
+    """``(B, β, P, G, UG, PG, ok)`` of the κ-mixture at X = (V, S), β_a = dB_a/dV_a = −κB_a²/w_a."""
     A, K = U.shape
-    n = A + K
     V = X[:A]
     S = X[A:]
     B = np.empty(A, dtype=X.dtype)
@@ -64,13 +82,24 @@ def mixture_residual_jacobian(X, z, w, U, M2, pi, c, psi2, kap):
     for j in range(K):
         H[j, j] += S[j] / (pi[j] * c[j])
     G, ok = _inverse(H)
-    F = np.zeros(n, dtype=X.dtype)
-    J = np.zeros((n, n), dtype=X.dtype)
-    if not ok:
-        return F, J, False
     UG = U.astype(X.dtype) @ G  # (A, K)
     PG = P @ G  # (K, K)
-    PgT = UG @ P  # (P g_b)_j = Σ_k P_jk G_kl U_bl = (UG P)_bj by symmetry of P and G
+    return B, beta, P, G, UG, PG, ok
+
+
+@njit(cache=True)
+def kappa_residual(X, p):
+    """F = (F_V, F_S) of the κ-mixture at X, p = (z, (w, U, M2, π, c, ψ2, κ)) (module docstring)."""
+    z, data = p
+    w, U, M2, pi, c, psi2, kap = data
+    A, K = U.shape
+    F = np.zeros(A + K, dtype=X.dtype)
+    B, beta, P, G, UG, PG, ok = _kappa_state(X, w, U, M2, pi, c, psi2, kap)
+    if not ok:
+        F[:] = math.nan
+        return F
+    V = X[:A]
+    S = X[A:]
     for a in range(A):
         q = 0.0j
         for k in range(K):
@@ -84,7 +113,23 @@ def mixture_residual_jacobian(X, z, w, U, M2, pi, c, psi2, kap):
         for a in range(A):
             acc += B[a] * M2[a, j]
         F[A + j] = S[j] + z - acc - S[j] * PG[j, j] / pi[j]
-    # Jacobian of the map Φ (then J = I − dΦ)
+    return F
+
+
+@njit(cache=True)
+def kappa_jacobian(X, p):
+    """∂F/∂X of the κ-mixture: J = I − dΦ, Φ the map whose fixed point the equations state."""
+    z, data = p
+    w, U, M2, pi, c, psi2, kap = data
+    A, K = U.shape
+    n = A + K
+    J = np.zeros((n, n), dtype=X.dtype)
+    B, beta, P, G, UG, PG, ok = _kappa_state(X, w, U, M2, pi, c, psi2, kap)
+    if not ok:
+        J[:, :] = math.nan
+        return J
+    S = X[A:]
+    PgT = UG @ P  # (P g_b)_j = Σ_k P_jk G_kl U_bl = (UG P)_bj by symmetry of P and G
     for a in range(A):
         for b in range(A):
             qab = 0.0j
@@ -103,100 +148,67 @@ def mixture_residual_jacobian(X, z, w, U, M2, pi, c, psi2, kap):
             J[A + j, A + l] = -(v / pi[j])
     for i in range(n):
         J[i, i] += 1.0
-    return F, J, True
+    return J
 
 
 @njit(cache=True)
-def _norm_sq(F):
-    s = 0.0
-    for i in range(F.shape[0]):
-        s += abs(F[i]) ** 2
-    return s
+def typed_residual(X, p):
+    """F = g(−z − ψ2 Σ_k w_k c_k h_k) − 1 of the typed Gram, p = (z, (c, w, ψ2))."""
+    z, data = p
+    c, w, psi2 = data
+    g = X[0]
+    sum_h = 0.0j
+    for k in range(c.shape[0]):
+        sum_h += (-1.0 / (1.0 + c[k] * g)) * c[k] * w[k]
+    F = np.empty(1, dtype=X.dtype)
+    F[0] = g * (-z - psi2 * sum_h) - 1.0
+    return F
 
 
 @njit(cache=True)
-def _converged(F, x, atol, rtol):
-    """Newton's stopping test: (every |F_i| ≤ atol + rtol·|x_i|, the scaled residual
-    max_i |F_i| / max(1, |x_i|)); ``(False, inf)`` when an entry of F or x is not finite."""
-    done = True
-    res = 0.0
-    for i in range(F.shape[0]):
-        a = abs(F[i])
-        ax = abs(x[i])
-        if not (math.isfinite(a) and math.isfinite(ax)):
-            return False, math.inf
-        if a > atol + rtol * ax:
-            done = False
-        res = max(res, a / max(1.0, ax))
-    return done, res
+def typed_jacobian(X, p):
+    """dF/dg = (−z − ψ2 Σ_k w_k c_k h_k) − g ψ2 Σ_k w_k c_k²/(1 + c_k g)² of the typed Gram."""
+    z, data = p
+    c, w, psi2 = data
+    g = X[0]
+    sum_h = 0.0j
+    sum_d = 0.0j
+    for k in range(c.shape[0]):
+        den = 1.0 + c[k] * g
+        sum_h += (-1.0 / den) * c[k] * w[k]
+        sum_d += c[k] ** 2 / den**2 * w[k]
+    J = np.empty((1, 1), dtype=X.dtype)
+    J[0, 0] = (-z - psi2 * sum_h) - g * psi2 * sum_d
+    return J
 
 
 @njit(cache=True)
-def _newton(x0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps):
-    """Plain Newton first (its first step may raise the residual before converging
-    quadratically); when it does not converge, Newton with Armijo backtracking from x0."""
-    x = x0.copy()
-    for _ in range(min(max_steps, 25)):
-        F, J, ok = mixture_residual_jacobian(x, z, w, U, M2, pi, c, psi2, kap)
-        if not ok:
-            break
-        done, res = _converged(F, x, atol, rtol)
-        if done:
-            return x, 0, res
-        if not math.isfinite(res):
-            break
-        dx, ok2 = solve_linear_nb(J, -F)
-        if not ok2:
-            break
-        x = x + dx
-    return _damped(x0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps)
+def unknown_scale(X, p):
+    """s_i = |x_i|: each equation has its unknown as a term."""
+    return np.abs(X)
+
+
+residual = typed_residual if PROBLEM == TYPED_GRAM else kappa_residual
+jacobian = typed_jacobian if PROBLEM == TYPED_GRAM else kappa_jacobian
+residual_scale = unknown_scale
 
 
 @njit(cache=True)
-def _damped(x0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps):
-    x = x0.copy()
-    F, J, ok = mixture_residual_jacobian(x, z, w, U, M2, pi, c, psi2, kap)
-    res = math.inf
-    for k in range(max_steps + 1):
-        if not ok:
-            return x, 3, res
-        done, res = _converged(F, x, atol, rtol)
-        if not math.isfinite(res):  # a non-finite residual or iterate
-            return x, 2, math.inf
-        if done:
-            return x, 0, res
-        if k == max_steps:
-            return x, 1, res
-        dx, ok2 = solve_linear_nb(J, -F)
-        if not ok2:
-            return x, 3, res
-        phi0 = _norm_sq(F)
-        t = 1.0
-        accepted = False
-        while t >= 2.0 ** -30:
-            xn = x + t * dx
-            Fn, Jn, okn = mixture_residual_jacobian(xn, z, w, U, M2, pi, c, psi2, kap)
-            if okn:
-                phin = _norm_sq(Fn)
-                if math.isfinite(phin) and phin <= (1.0 - 1e-4 * t) * phi0:
-                    accepted = True
-                    break
-            t *= 0.5
-        if not accepted:
-            return x, 3, res
-        x, F, J, ok = xn, Fn, Jn, okn
-    return x, 1, res
-
-
-@njit(cache=True)
-def mixture_newton_batch(X0, z, w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps):
-    """Newton at every row (point z_i, start X0_i): (X, status, residual)."""
+def newton_batch(X0, z, data, atol, rtol, max_steps, plain_steps):
+    """Newton at every row (point z_i, start X0_i, p = (z_i, data)): first ``plain_steps`` full
+    steps (the first step may raise the residual before Newton converges quadratically), and when
+    they do not converge Newton with the line search from X0_i. Returns (X, status, residual)."""
     n = X0.shape[0]
     X = np.empty_like(X0)
     st = np.empty(n, dtype=np.int64)
     res = np.empty(n)
     for i in range(n):
-        x, s, r = _newton(X0[i], z[i], w, U, M2, pi, c, psi2, kap, atol, rtol, max_steps)
+        p = (z[i], data)
+        s = 1
+        if plain_steps > 0:
+            x, s, _, r, _ = newton_steps(X0[i], p, atol, rtol, plain_steps, False)
+        if s != 0:
+            x, s, _, r, _ = newton_steps(X0[i], p, atol, rtol, max_steps, True)
         X[i] = x
         st[i] = s
         res[i] = r

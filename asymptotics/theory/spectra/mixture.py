@@ -7,7 +7,7 @@ per type) gives, with g = tr(W̃W̃ᵀ − z)⁻¹/d,
 
     g = 1/(−z − ψ2 Σ_k π_k c_k h_k),   h_k = −1/(1 + c_k g),   m(z) = Σ_k π_k h_k / z   (N×N).
 
-One complex unknown; Newton with the exact derivative, vectorised over the points.
+One complex unknown; the compiled Newton (line search) with the exact derivative.
 
 **κ-mixture** (conjugate kernel; derived here). After a large step neuron i has a type uᵢ (spike
 r uᵢ, bulk variance c(uᵢ)); conditionally on κ = ⟨v, x⟩ the cGET replaces its feature by
@@ -28,77 +28,54 @@ replaced by −z. On κ nodes a (weights w_a) and types j (weights π_j), U_aj =
 (The type-space form follows from the push-through identity: 𝒱 = M(I + ψ2BM)⁻¹ = UGUᵀ and
 τ_j = c_j (UᵀTU)_jj = S_j (PG)_jj/π_j with M = U diag(π c/S) Uᵀ.) For r = 0 and c = 1 it is the
 random-features Gram of the Gaussian-equivalent pencil (checked in the tests). Unknowns (V, S):
-Newton with the exact Jacobian (derived by hand, checked against finite differences), compiled
-(:mod:`._mixture_kernels`).
+the compiled Newton of the numerics layer (full steps first, then the line search) with the exact
+Jacobian (derived by hand, checked against finite differences); the problem is the template
+:mod:`._mixture_kernels`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from ...errors import ParameterError
-from ...solvers import Status
-from ._mixture_kernels import mixture_newton_batch, mixture_residual_jacobian
 from .branch import BranchContinuation
 from .bulk import BranchBulk
 
-__all__ = ["TypedGramBulk", "KappaMixtureBulk", "batched_newton"]
+__all__ = ["TypedGramBulk", "KappaMixtureBulk", "mixture_kernels"]
+
+_TEMPLATE = Path(__file__).with_name("_mixture_kernels.py")
 
 
-def batched_newton(residual_and_jacobian, X0, *, atol=1e-13, rtol=1e-12, max_steps=60):
-    """Newton with Armijo backtracking on ‖F‖², independently at every row of ``X0`` (n, k).
+#: The problems of the mixture template, rendered once each (``PROBLEM`` of :mod:`._mixture_kernels`).
+_PROBLEMS = {"kappa": "PROBLEM = 0", "typed": "PROBLEM = 1"}  # KAPPA_MIXTURE, TYPED_GRAM
+#: Full Newton steps the κ-mixture tries before the line search (its first step may raise the
+#: residual before Newton converges quadratically).
+PLAIN_STEPS = 24
 
-    ``residual_and_jacobian(X, rows)`` returns (F (m, k), J (m, k, k)) at the rows ``rows``.
-    Returns (X, status, residual) with the codes of :class:`~asymptotics.solvers.Status`."""
-    X = np.array(X0, dtype=np.complex128, copy=True)
-    n = X.shape[0]
-    status = np.full(n, Status.MAX_STEPS, dtype=np.int64)
-    resid = np.full(n, np.inf)
-    active = np.arange(n)
-    F, J = residual_and_jacobian(X, active)
-    for _ in range(max_steps + 1):
-        absF = np.abs(F)
-        finite = np.all(np.isfinite(F), axis=1) & np.all(np.isfinite(X[active]), axis=1)
-        res = np.max(absF / np.maximum(1.0, np.abs(X[active])), axis=1)
-        done = finite & np.all(absF <= atol + rtol * np.abs(X[active]), axis=1)
-        resid[active] = np.where(finite, res, np.inf)
-        status[active[done]] = Status.CONVERGED
-        status[active[~finite]] = Status.NONFINITE
-        keep = finite & ~done
-        if not np.any(keep):
-            return X, status, resid
-        active, F, J = active[keep], F[keep], J[keep]
-        try:
-            dX = np.linalg.solve(J, -F[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            dX = np.stack([np.linalg.lstsq(Ji, -Fi, rcond=None)[0] for Ji, Fi in zip(J, F, strict=True)])
-        phi0 = np.sum(np.abs(F) ** 2, axis=1)
-        t = np.ones(active.size)
-        Xa = X[active]
-        newF, newJ = F.copy(), J.copy()
-        pending = np.ones(active.size, dtype=bool)
-        for _ in range(30):
-            idx = np.flatnonzero(pending)
-            if idx.size == 0:
-                break
-            trial = Xa[idx] + t[idx, None] * dX[idx]
-            Ft, Jt = residual_and_jacobian(trial, active[idx])
-            phit = np.sum(np.abs(Ft) ** 2, axis=1)
-            ok = np.isfinite(phit) & (phit <= (1 - 1e-4 * t[idx]) * phi0[idx])
-            acc = idx[ok]
-            Xa[acc] = trial[ok]
-            newF[acc], newJ[acc] = Ft[ok], Jt[ok]
-            pending[acc] = False
-            t[idx[~ok]] *= 0.5
-        stalled = pending
-        status[active[stalled]] = Status.SINGULAR
-        X[active] = Xa
-        active, F, J = active[~stalled], newF[~stalled], newJ[~stalled]
-        if active.size == 0:
-            return X, status, resid
-    return X, status, resid
+
+@cache
+def mixture_kernels(problem: str) -> ModuleType:
+    """The compiled module of a mixture problem (``"kappa"`` or ``"typed"``): the template
+    :mod:`._mixture_kernels` with the numerics layer's Newton included (cached on disk)."""
+    from ...numerics.templates import FOLDER
+    from ...rendering.templates import SMALL_LINALG, load_template
+
+    return load_template(_TEMPLATE, {}, origin=f"{problem} mixture", prefix="mixture", definitions=_PROBLEMS[problem],
+                         include=(SMALL_LINALG, FOLDER / "newton.py"))
+
+
+def _newton_batch(problem: str, z, X0, data, config, plain_steps: int):
+    """(X, status, residual): Newton at every point z_i from X0_i (the compiled Newton family)."""
+    z = np.ascontiguousarray(z, dtype=np.complex128)
+    X0 = np.ascontiguousarray(X0, dtype=np.complex128)
+    with np.errstate(all="ignore"):
+        return mixture_kernels(problem).newton_batch(X0, z, data, config.atol, config.rtol, config.max_steps,
+                                                     plain_steps)
 
 
 # ---------------------------------------------------------------------------------- typed Gram
@@ -129,27 +106,12 @@ class TypedGramBulk(BranchBulk):
     unknowns = ("g11",)
     signs = {0: 1}
 
-    def _rj(self, z):
-        c, w, p2 = self.variances, self.weights, self.psi2
-
-        def f(X, rows):
-            g = X[:, 0]
-            zz = z[rows]
-            den = 1.0 + c[None, :] * g[:, None]
-            h = -1.0 / den
-            sum_h = (h * c[None, :]) @ w
-            F = g * (-zz - p2 * sum_h) - 1.0
-            dF = (-zz - p2 * sum_h) - g * p2 * ((c[None, :] ** 2 / den**2) @ w)
-            return F[:, None], dF[:, None, None]
-
-        return f
-
     @property
     def _solver(self):
+        data = (np.ascontiguousarray(self.variances), np.ascontiguousarray(self.weights), float(self.psi2))
+
         def solve(z, X0):
-            z = np.asarray(z, dtype=np.complex128)
-            return batched_newton(self._rj(z), X0, atol=self.config.atol, rtol=self.config.rtol,
-                                  max_steps=self.config.max_steps)
+            return _newton_batch("typed", z, X0, data, self.config, 0)
 
         def start(z):
             return (-1.0 / np.asarray(z, dtype=np.complex128))[:, None]
@@ -209,8 +171,10 @@ class KappaMixtureBulk(BranchBulk):
 
     def residual_jacobian(self, X, z):
         """(F, J) of the equations at one point (compiled; for checks)."""
-        F, J, _ = mixture_residual_jacobian(np.asarray(X, dtype=np.complex128), complex(z), *self._data())
-        return F, J
+        mod = mixture_kernels("kappa")
+        p = (complex(z), self._data())
+        X = np.asarray(X, dtype=np.complex128)
+        return mod.residual(X, p), mod.jacobian(X, p)
 
     @property
     def _solver(self):
@@ -219,10 +183,7 @@ class KappaMixtureBulk(BranchBulk):
         cfg = self.config
 
         def solve(z, X0):
-            z = np.ascontiguousarray(z, dtype=np.complex128)
-            X0 = np.ascontiguousarray(X0, dtype=np.complex128)
-            with np.errstate(all="ignore"):
-                return mixture_newton_batch(X0, z, *data, cfg.atol, cfg.rtol, cfg.max_steps)
+            return _newton_batch("kappa", z, X0, data, cfg, min(cfg.max_steps, PLAIN_STEPS + 1) - 1)
 
         def start(z):
             z = np.asarray(z, dtype=np.complex128)
