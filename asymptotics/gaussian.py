@@ -10,7 +10,8 @@ The rules, each with its use:
   strip |Im z| < d it errs by ≈ exp(−2πd/h): spectral accuracy (E tanh²: 5e-7 at h = 1/2, 4e-11 at
   1/3, 3e-15 at 1/4), where Gauss–Hermite only converges like exp(−c√n).
 * :func:`composite_rule` — composite Gauss–Legendre on [−L, L] with the Gaussian density folded
-  into the weights, panels split at the given kinks. Exact to float64 for smooth integrands and for
+  into the weights, panels split at the given kinks (the panels chosen here, the rule on them
+  :func:`asymptotics.numerics.quadrature.gaussian_panels`, the one home of the rule). Exact to float64 for smooth integrands and for
   piecewise-smooth ones whose kinks are known (ReLU), where Gauss–Hermite silently loses digits.
 * :func:`expect_mp` — mpmath's tanh–sinh quadrature at a chosen precision, split at the kinks.
 
@@ -25,10 +26,10 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from .numerics.quadrature import INV_SQRT_2PI, gaussian_panels
+
 __all__ = ["hermite_rule", "trapezoid_rule", "composite_rule", "expect", "expect_mp", "INV_SQRT_2PI",
            "HERMITE_NUMPY_MAX"]
-
-INV_SQRT_2PI = 0.3989422804014327
 
 #: Up to this degree :func:`hermite_rule` takes numpy's ``hermegauss`` (whose weights overflow to
 #: NaN from 375 nodes on); above it scipy's ``roots_hermitenorm`` (asymptotic nodes, no overflow).
@@ -98,10 +99,8 @@ def composite_rule(kinks: tuple[float, ...] = (), order: int = 24, half_width: f
             edges = {e for e in edges if -L <= e <= L}
     edges = np.array(sorted(edges))
     edges = edges[np.concatenate([[True], np.diff(edges) > 1e-13])]
-    t, wt = np.polynomial.legendre.leggauss(int(order))
-    a, b = edges[:-1, None], edges[1:, None]
-    x = (0.5 * (b - a) * t + 0.5 * (a + b)).ravel()
-    w = (0.5 * (b - a) * wt).ravel() * np.exp(-0.5 * x * x) * INV_SQRT_2PI
+    x, w = gaussian_panels(edges, int(order), normalise_last=True)
+    x, w = x.ravel(), w.ravel()
     x.setflags(write=False)
     w.setflags(write=False)
     return x, w

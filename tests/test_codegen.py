@@ -15,7 +15,7 @@ import sympy as sp
 
 from asymptotics.codegen import lower, render_module
 from asymptotics.errors import ConvergenceError, ParameterError
-from asymptotics.random_matrix import gram_stieltjes, wtw_stieltjes
+from asymptotics.numerics.marchenko_pastur import gram_stieltjes, wtw_stieltjes
 from asymptotics.rendering.templates import MARKER, SYSTEM_SOLVERS
 from asymptotics.solvers import compile_system
 from asymptotics.symbolic import EquationSystem, get_system

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from asymptotics.cli.commands.derive_expression import parse_at, register_standalone, run_derive_expression
 from asymptotics.errors import AsymptoticsError, ExpressionError, ParameterError
-from asymptotics.random_matrix import gram_stieltjes
+from asymptotics.numerics.marchenko_pastur import gram_stieltjes
 
 MP = ["--expr", "tr(inv(W@W.T/d - z*I))", "--dims", "W:d,N", "--ratios", "N/d=psi2"]
 

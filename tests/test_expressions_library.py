@@ -17,7 +17,7 @@ import sympy as sp
 from scipy import integrate, optimize
 
 from asymptotics import activation
-from asymptotics.random_matrix import gram_stieltjes
+from asymptotics.numerics.marchenko_pastur import gram_stieltjes
 from asymptotics.symbolic import dyson_system, get_system, mp_pencil
 from asymptotics.symbolic.expressions import activation_constants, derive
 from asymptotics.symbolic.expressions.assemble import SCALE

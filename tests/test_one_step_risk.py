@@ -212,7 +212,7 @@ def test_degrees_of_freedom_by_quadrature():
     """df1 = 1 − λ/κ and df2 against a direct quadrature of the MP(ψ2) law (density + atom)."""
     from scipy.integrate import quad
 
-    from asymptotics.random_matrix import mp_density, mp_edges
+    from asymptotics.numerics.marchenko_pastur import mp_density, mp_edges
 
     m = OneStepModel.from_activations("erf", "relu", noise=0.2)
     for psi1, psi2, lam in ((2.0, 0.5, 0.01), (0.7, 3.0, 0.3), (5.0, 5.0, 1e-3)):

@@ -125,7 +125,7 @@ def test_resolvent_quadratic_form_monte_carlo():
         W1 = W + np.sqrt(theta_sq) * np.outer(u, v)
         A = W1 @ W1.T - z * np.eye(d)
         vals.append(beta @ np.linalg.solve(A, beta))
-    from asymptotics.random_matrix import gram_stieltjes
+    from asymptotics.numerics.marchenko_pastur import gram_stieltjes
 
     theory = gram_stieltjes(z, psi2) - spike_correction(z, psi2, theta_sq, rho2 * theta_sq)
     se = np.std(vals, ddof=1) / np.sqrt(len(vals))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from asymptotics.random_matrix import mp_atom, mp_density, mp_edges
+from asymptotics.numerics.marchenko_pastur import mp_atom, mp_density, mp_edges
 from asymptotics.symbolic import dyson_system, eliminate, get_system
 from asymptotics.theory.one_step import OneStepModel, ck_bulk_edge
 from asymptotics.theory.spectra import ba_step, ck_spectrum, ge_ck_bulk, mp_bulk, weights_spectrum
@@ -39,7 +39,7 @@ def test_marchenko_pastur_from_the_pencil(psi2):
 
 def test_the_branch_is_the_stieltjes_one_off_the_axis():
     """m(z) of the pencil at complex z equals the closed-form MP transform (Im m > 0 on ℂ₊)."""
-    from asymptotics.random_matrix import wtw_stieltjes
+    from asymptotics.numerics.marchenko_pastur import wtw_stieltjes
 
     bulk = mp_bulk(1.5)
     z = np.array([0.3 + 0.2j, 2.0 + 1e-3j, 6.0 + 0.5j, -1.0 + 0.1j])

@@ -4,7 +4,7 @@ References used here, each independent of the code under test:
 - the reference grid and tables of docs/spiked-rf.md (Cui et al. §6–§8) (an independent solution);
 - closed forms of Gaussian expectations (ReLU, sin) and scipy adaptive quadrature;
 - the Marchenko–Pastur density integrated by scipy, the project's MP Stieltjes transform
-  (``asymptotics.random_matrix``, another implementation) and sampled matrices;
+  (``asymptotics.numerics.marchenko_pastur``, another implementation) and sampled matrices;
 - the random-features risk R0 of the one-step theory, and a ridge deterministic equivalent
   written in this file;
 - the symbolic pencil engine (block MP equations);
@@ -175,7 +175,7 @@ def test_mp_moments_against_density_quadrature(beta, u):
 
 @pytest.mark.parametrize("beta", [0.5, 1.0, 2.5])
 def test_mp_moments_against_project_stieltjes(beta):
-    from asymptotics.random_matrix import mp_stieltjes, mp_stieltjes_derivative
+    from asymptotics.numerics.marchenko_pastur import mp_stieltjes, mp_stieltjes_derivative
 
     for u in (0.05, 0.7, 6.0):
         z = -1.0 / u

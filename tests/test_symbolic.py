@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from asymptotics import activation
 from asymptotics.errors import ParameterError
-from asymptotics.random_matrix import gram_stieltjes, gram_stieltjes_derivative
+from asymptotics.numerics.marchenko_pastur import gram_stieltjes, gram_stieltjes_derivative
 from asymptotics.solvers import Newton, root
 from asymptotics.symbolic import (
     LATEX_NAMES,

@@ -8,7 +8,8 @@ module whose header binds ``sigma`` to the student's compiled σ; see
 
     A[k, p] = E_ξ[σ(sₚ + tₚ ξ) hₖ(ξ)],   hₖ = Heₖ/√k!,   k = 0 … K,   and   S[p] = E_ξ σ(sₚ + tₚ ξ)²,
 
-ξ ~ N(0, 1), with a composite Gauss–Legendre rule in ξ on the panels ``edges`` (covering
+ξ ~ N(0, 1), with a composite Gauss–Legendre rule in ξ (the numerics layer's node and weight,
+``asymptotics/numerics/templates/quadrature.py``) on the panels ``edges`` (covering
 [−9, 9]; the Gaussian mass outside is 2·10⁻¹⁹), each panel split further at the points
 (kink − sₚ)/tₚ where σ is not smooth. One point per ``prange`` iteration: every sum is taken in
 the same order whatever the number of threads. For a smooth σ the nodes do not depend on the
@@ -16,10 +17,10 @@ point and :func:`sigma_grid` evaluates σ on the grid (sₚ + tₚξₗ), the He
 being one matrix product (see :func:`validation.simulator.quadrature.conditional_coefficients`).
 """
 
-import math
-
 import numpy as np
 from numba import njit, prange
+
+from asymptotics.numerics.templates.quadrature import gaussian_node
 
 
 def sigma(x):  # placeholder: replaced by the student's compiled σ in the rendered module
@@ -36,17 +37,11 @@ def d2sigma(x):  # placeholder (unused here)
 
 # ---- kernels (copied into the rendered module) ----
 
-_INV_SQRT_2PI = 0.3989422804014327
-
-
 @njit(cache=True, nogil=True)
 def _panel(a, b, s, t, glx, glw, acc, K, sq):
     """Add the Gauss–Legendre sums of one panel [a, b] to acc[0..K] (Hermite) and acc[K+1] (σ²)."""
-    half = 0.5 * (b - a)
-    mid = 0.5 * (a + b)
     for g in range(glx.shape[0]):
-        xi = mid + half * glx[g]
-        w = half * glw[g] * _INV_SQRT_2PI * math.exp(-0.5 * xi * xi)
+        xi, w = gaussian_node(a, b, glx[g], glw[g])
         f = sigma(s + t * xi)
         fw = f * w
         acc[K + 1] += f * fw

@@ -4,7 +4,8 @@ Gauss–Hermite rules converge slowly for the functions the exact population ris
 (tanh(5z) has poles at distance π/10 from the real axis: 160 Gauss–Hermite nodes leave an error
 of 1.8·10⁻³ in E tanh(5z)²), so every Gaussian expectation of :mod:`validation.simulator.population` uses a
 composite Gauss–Legendre rule with the Gaussian density in the weights, on panels covering
-[−9, 9] (the mass outside is 2·10⁻¹⁹):
+[−9, 9] (the mass outside is 2·10⁻¹⁹); the rule on given panels is the numerics layer's
+(:mod:`asymptotics.numerics.quadrature`), the panels are chosen here:
 
 * :func:`composite_rule` — the rule on given panel edges (split further at kinks);
 * :func:`adaptive_rule` — panels bisected until, for every one of a set of test integrands, the
@@ -28,7 +29,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.polynomial.legendre import leggauss
+
+from asymptotics.numerics.quadrature import gaussian_panel_pairs, gaussian_panels, legendre_rule
 
 __all__ = [
     "HALF_RANGE",
@@ -48,13 +50,11 @@ HALF_RANGE = 9.0
 #: Gauss–Legendre nodes per panel.
 GL_ORDER = 12
 
-_GLX, _GLW = leggauss(GL_ORDER)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def gl_nodes() -> tuple[np.ndarray, np.ndarray]:
     """The Gauss–Legendre nodes and weights on [−1, 1] used on every panel."""
-    return _GLX, _GLW
+    return legendre_rule(GL_ORDER)
 
 
 def split_at(edges: np.ndarray, points) -> np.ndarray:
@@ -66,12 +66,8 @@ def split_at(edges: np.ndarray, points) -> np.ndarray:
 
 def composite_rule(edges, kinks=()) -> tuple[np.ndarray, np.ndarray]:
     """Nodes x and weights w with Σ w g(x) ≈ E g(z): Gauss–Legendre on each panel, φ in w."""
-    e = split_at(edges, kinks)
-    a, b = e[:-1, None], e[1:, None]
-    half, mid = 0.5 * (b - a), 0.5 * (a + b)
-    x = (mid + half * _GLX[None, :]).ravel()
-    w = (half * _GLW[None, :]).ravel() * _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-    return x, w
+    x, w = gaussian_panels(split_at(edges, kinks), GL_ORDER)
+    return x.ravel(), w.ravel()
 
 
 def adaptive_rule(fn, edges, *, kinks=(), rtol: float = 1e-14, min_width: float = 1e-6, max_panels: int = 20_000):
@@ -123,11 +119,8 @@ def adaptive_rule(fn, edges, *, kinks=(), rtol: float = 1e-14, min_width: float 
 
 
 def _panel_nodes(panels: np.ndarray):
-    a, b = panels[:, :1], panels[:, 1:]
-    half, mid = 0.5 * (b - a), 0.5 * (a + b)
-    x = mid + half * _GLX[None, :]
-    w = half * _GLW[None, :] * _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-    return x, w
+    """Nodes and weights (panels × GL_ORDER) of the rule on the rows (a, b) of ``panels``."""
+    return gaussian_panel_pairs(panels, GL_ORDER)
 
 
 def hermite_table(x: np.ndarray, K: int) -> np.ndarray:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError
-from ...random_matrix import mp_edges, mp_stieltjes, mp_stieltjes_derivative
+from ...numerics.marchenko_pastur import mp_edges, mp_stieltjes, mp_stieltjes_derivative
 from ...solvers import SolverResult
 from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel

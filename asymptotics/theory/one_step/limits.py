@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
+from ...numerics.marchenko_pastur import gram_stieltjes, gram_stieltjes_derivative
 from ...params import check_array
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative
 from . import _spike_generated as gen
 from ._checks import broadcast_params
 from .model import OneStepModel

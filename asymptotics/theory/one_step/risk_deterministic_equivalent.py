@@ -43,12 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
-from ...params import check_array
-from ...random_matrix import (
+from ...numerics.marchenko_pastur import (
     gram_stieltjes,
     gram_stieltjes_derivative,
     wtw_stieltjes,
 )
+from ...params import check_array
 from ...solvers import FixedPoint, SolverResult, fixed_point
 from . import _spike_generated as gen
 from ._checks import AsDict, broadcast_params, risk_grid

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics.marchenko_pastur import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from ...params import check_array
-from ...random_matrix import gram_stieltjes, gram_stieltjes_derivative, mp_edges
 from . import _spike_generated as gen
 from ._checks import AsDict, as_output, broadcast_params
 from .model import OneStepModel

@@ -127,7 +127,9 @@ def fold_system(system: EquationSystem, name: str) -> EquationSystem:
 @register_system("spectrum_mp_gram", pencil=mp_pencil,
                  description="MP pencil of W0 W0^T for spectra: g11 = mbar(z), g22 = z m(z) (N×N transform m)")
 def _mp_gram():
-    return dyson_system(mp_pencil(), outputs={"g11": g11, "g22": g22})
+    # the library's MP Dyson system (symbolic/registry.py, "mp_gram"), with the traces themselves
+    # as outputs and no homotopy (the spectra continue along their own paths)
+    return get_system("mp_gram").with_(outputs={"g11": g11, "g22": g22}, homotopy=())
 
 
 @register_system("spectrum_mp_gram_dz", pencil=mp_pencil,

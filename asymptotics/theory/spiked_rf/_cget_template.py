@@ -14,8 +14,10 @@ z ~ N(0, 1), on one fixed rule (docs/spiked-rf.md, "How it is computed"):
 * :func:`moments_on_rule` — one rule (nodes z, weights w with the Gaussian density folded in,
   and w·z) shared by every row: the composite Gauss–Legendre rule of a smooth σ;
 * :func:`moments_split` — composite Gauss–Legendre on [−12, 12] with unit panels split, row by
-  row, where a_i + b z crosses a kink of σ (z = (k − a_i)/b, clipped to the interval): ReLU-type σ
-  integrated to rounding;
+  row, where a_i + b z crosses a kink of σ (z = (k − a_i)/b): ReLU-type σ integrated to rounding;
+  the panels and nodes are those of the numerics layer's rule
+  (``asymptotics/numerics/templates/quadrature.py``, imported by the rendered module until
+  ``Activation.specialise`` includes templates);
 * :func:`values` — b = 0: g is the constant σ(a_i) (E g = σ, E[z g] = 0, E g² = σ²).
 
 Each row is one sequential sum. The arithmetic is the one of the plain-numpy rule it replaces, term by term.
@@ -25,6 +27,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges
 
 
 def sigma(x):  # placeholder: replaced by the activation's compiled σ in the rendered module
@@ -60,30 +64,20 @@ def moments_on_rule(shift, scale, z, w, wz, out):
 @njit(cache=True, nogil=True)
 def moments_split(shift, scale, kinks, t, wt, out):
     """Composite Gauss–Legendre (nodes t, weights wt on [−1, 1] per panel) on unit panels of
-    [−12, 12], each row's panels split where shift_i + scale z hits a kink (sorted ``kinks``)."""
+    [−12, 12], each row's panels split where shift_i + scale z hits a kink: the rule of the
+    numerics layer (``panel_edges``, ``gaussian_node`` with 1/√(2π) last, as the numpy rule of
+    :func:`asymptotics.gaussian.composite_rule`), summed node by node in panel order."""
     n = shift.shape[0]
-    nk = kinks.shape[0]
     order = t.shape[0]
-    nbase = int(2.0 * HALF_WIDTH) + 1
     for i in range(n):
         a = shift[i]
-        edges = np.empty(nbase + nk)
-        for p in range(nbase):
-            edges[p] = -HALF_WIDTH + p
-        for k in range(nk):
-            edges[nbase + k] = min(max((kinks[k] - a) / scale, -HALF_WIDTH), HALF_WIDTH)
-        edges.sort()
+        edges = panel_edges(HALF_WIDTH, 1.0, (kinks - a) / scale)
         s0 = 0.0
         s1 = 0.0
         s2 = 0.0
         for p in range(edges.shape[0] - 1):
-            lo = edges[p]
-            hi = edges[p + 1]
-            half = 0.5 * (hi - lo)
-            mid = 0.5 * (lo + hi)
             for j in range(order):
-                zz = half * t[j] + mid
-                ww = half * wt[j] * math.exp(-0.5 * zz * zz) * INV_SQRT_2PI
+                zz, ww = gaussian_node(edges[p], edges[p + 1], t[j], wt[j], True)
                 v = sigma(a + scale * zz)
                 s0 += ww * v
                 s1 += ww * zz * v

@@ -47,6 +47,7 @@ import numpy as np
 
 from ...errors import ParameterError
 from ...gaussian import composite_rule, hermite_rule
+from ...numerics.quadrature import legendre_rule
 from .kernels import moment_kernels
 from .mapping import as_activation
 
@@ -60,7 +61,6 @@ __all__ = [
     "target_functions",
 ]
 
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 #: half-width of the composite rules (Gaussian tail mass beyond 12 is < 4e-33)
 _HALF_WIDTH = 12.0
 
@@ -115,7 +115,7 @@ def _moments_once(kern, shift: np.ndarray, scale: float, kinks, degree: int, kin
         kern.values(shift, out)
         return out[0], out[1], out[2]
     if kind == "composite" and kinks:
-        t, wt = _legendre(int(degree))
+        t, wt = legendre_rule(int(degree))
         kern.moments_split(shift, scale, np.asarray(sorted(kinks), dtype=float), t, wt, out)
         return out[0], out[1], out[2]
     z, w, wz = _inner_rule(kind, int(degree))
@@ -128,12 +128,6 @@ def _inner_rule(kind: str, degree: int):
     """Nodes, weights and weights·nodes of the shared inner rule (composite or Hermite)."""
     z, w = composite_rule((), degree, _HALF_WIDTH, 1.0) if kind == "composite" else hermite_rule(degree)
     return z, w, w * z
-
-
-@lru_cache(maxsize=64)
-def _legendre(order: int):
-    t, wt = np.polynomial.legendre.leggauss(order)
-    return t, wt
 
 
 def _ladder(kern, shift, scale, kinks, tol, deg, cap, kind):

@@ -8,7 +8,10 @@ G(λ) = q̂1 λ + q̂2 + t̂² F + ψ̂² H (docs/spiked-rf.md, "How it is compu
 
 ⟨·⟩ = (1/p) Σᵢ. As p → ∞ (§5): λᵢ ~ ν = c·MP(β) (β = p/d; atom 1 − 1/β at 0 when β > 1),
 F → βc and H → βλ, so every trace is one of five integrals against ν, all given by the MP
-Stieltjes transform at z = −s0/(vc) and its derivative. Writing u = v c/s0 (s0 = λ_r + V̂2,
+Stieltjes transform at z = −s0/(vc) and its derivative: the resolvent moments of the numerics
+layer (:func:`asymptotics.numerics.marchenko_pastur.mp_resolvent_moments`, written once there,
+numpy and compiled; ``_moments_beta_le_1`` and ``mp_moments`` are re-exported here for the sRF
+kernels, which compile that source). Writing u = v c/s0 (s0 = λ_r + V̂2,
 v = V̂1) and x ~ MP(β):
 
     A0 = E 1/(1+ux) = m(−1/u)/u,  A1 = E x/(1+ux),  B0 = E 1/(1+ux)²,  B1 = E x/(1+ux)²,  B2 = E x²/(1+ux)².
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
+from ...numerics.marchenko_pastur import _moments_beta_le_1, mp_moments, mp_resolvent_moments  # noqa: F401
 
 __all__ = [
     "mp_resolvent_moments",
@@ -42,42 +46,6 @@ __all__ = [
     "sample_spectrum",
     "finite_prior_traces",
 ]
-
-
-def _moments_beta_le_1(u, beta):
-    b = 1.0 + u * (1.0 - beta)
-    R = np.sqrt(b * b + 4.0 * beta * u)
-    A0 = 2.0 / (b + R)
-    bu = 1.0 + beta * u * A0
-    A1 = A0 / bu
-    B1 = A0 * (beta * A0 + 1.0 - beta) / R
-    B0 = A0 * bu / R
-    B2 = (beta * A0 * A0 + B1) / (bu * bu)
-    return A0, A1, B0, B1, B2
-
-
-def mp_moments(u, beta):
-    """:func:`mp_resolvent_moments` by plain arithmetic on a float or an array ``u``: the one home of
-    these formulas, also compiled by the sRF kernels (``_solver_template.py``, defined there by
-    rendering from this source)."""
-    if beta <= 1.0:
-        return _moments_beta_le_1(u, beta)
-    bp = 1.0 / beta
-    a0, a1, b0, b1, b2 = _moments_beta_le_1(beta * u, bp)
-    atom = 1.0 - bp
-    return atom + bp * a0, a1, atom + bp * b0, b1, beta * b2
-
-
-def mp_resolvent_moments(u, beta: float):
-    r"""(A0, A1, B0, B1, B2) = E[(1, x)/(1+ux)], E[(1, x, x²)/(1+ux)²] for x ~ MP(β), u ≥ 0.
-
-    Vectorised over ``u``. MP(β) is the law of GGᵀ/d, G ∈ ℝ^{p×d} standard, β = p/d (atom
-    1 − 1/β at 0 for β > 1).
-
-    >>> [round(float(v), 12) for v in mp_resolvent_moments(0.0, 0.5)]   # moments 1, 1, 1, 1, 1 + β
-    [1.0, 1.0, 1.0, 1.0, 1.5]
-    """
-    return mp_moments(np.asarray(u, dtype=float), beta)
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
+from ...numerics.marchenko_pastur import mp_resolvent_moments
 from .channel import ChannelModel, response_conjugates, response_function
-from .prior_mp import PriorTraces, Spectrum, finite_prior_traces, mp_prior_traces, mp_resolvent_moments
+from .prior_mp import PriorTraces, Spectrum, finite_prior_traces, mp_prior_traces
 from .readout_types import (
     BlockMPState,
     block_second_order_map,

@@ -22,7 +22,10 @@ S1 = E[(t−G) x G'], S2 = E[x²(G'² − (t−G)G'')], R = E[t − G], P = E[x 
 
 The inner expectation uses either fixed nodes (trapezoidal or Gauss–Hermite; ``mode`` 0) or a
 composite Gauss–Legendre rule on [−L, L] whose panels are split at the student's kinks, shifted to
-z = k/a − m for each m (``mode`` 1), so kinked students (ReLU) are integrated to machine precision.
+z = k/a − m for each m (``mode`` 1), so kinked students (ReLU) are integrated to machine precision:
+the rule of the numerics layer (``asymptotics/numerics/templates/quadrature.py``: ``panel_edges``,
+``gaussian_node``; imported by the rendered module until ``Activation.specialise`` includes
+templates).
 
 Status codes are those of :class:`asymptotics.solvers.Status`: converged, maximum steps,
 non-finite value, no stationary point in the bracket (the scan misled the refinement), best
@@ -35,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from asymptotics.numerics.status import Status
+from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges
 
 
 def sigma(x):  # placeholder: replaced by the student's compiled σ in the rendered module
@@ -48,9 +52,6 @@ MAX_STEPS = int(Status.MAX_STEPS)
 NONFINITE = int(Status.NONFINITE)
 NO_STATIONARY = int(Status.NO_STATIONARY)
 AT_EDGE = int(Status.AT_EDGE)
-
-INV_SQRT_2PI = 0.3989422804014327
-
 
 @njit(cache=True)
 def inner_fixed(m, a, z, wz):
@@ -70,14 +71,12 @@ def inner_fixed(m, a, z, wz):
 
 @njit(cache=True)
 def _panel(m, a, lo, hi, glx, glw):
-    half = 0.5 * (hi - lo)
-    mid = 0.5 * (hi + lo)
     g0 = 0.0
     g1 = 0.0
     g2 = 0.0
     for j in range(glx.shape[0]):
-        zz = mid + half * glx[j]
-        v = half * glw[j] * INV_SQRT_2PI * math.exp(-0.5 * zz * zz) * sigma(a * (m + zz))
+        zz, wj = gaussian_node(lo, hi, glx[j], glw[j])
+        v = wj * sigma(a * (m + zz))
         g0 += v
         g1 += v * zz
         g2 += v * (zz * zz - 1.0)
@@ -86,26 +85,14 @@ def _panel(m, a, lo, hi, glx, glw):
 
 @njit(cache=True)
 def inner_split(m, a, kinks, half_width, panel, glx, glw):
-    """Composite Gauss-Legendre on [-L, L], panels split where a(m+z) hits a kink.
-
-    ``kinks`` are the student's kinks divided by a (sorted ascending)."""
+    """Composite Gauss-Legendre on [-L, L] (the numerics rule: ``panel_edges``, ``gaussian_node``),
+    panels split where a(m+z) hits a kink: ``kinks`` are the student's kinks divided by a."""
+    edges = panel_edges(half_width, panel, kinks - m)
     g0 = 0.0
     g1 = 0.0
     g2 = 0.0
-    npan = int(round(2.0 * half_width / panel))
-    for p in range(npan):
-        lo = -half_width + p * panel
-        hi = lo + panel
-        cur = lo
-        for k in range(kinks.shape[0]):
-            s = kinks[k] - m
-            if s > cur and s < hi:
-                a0, a1, a2 = _panel(m, a, cur, s, glx, glw)
-                g0 += a0
-                g1 += a1
-                g2 += a2
-                cur = s
-        a0, a1, a2 = _panel(m, a, cur, hi, glx, glw)
+    for p in range(edges.shape[0] - 1):
+        a0, a1, a2 = _panel(m, a, edges[p], edges[p + 1], glx, glw)
         g0 += a0
         g1 += a1
         g2 += a2

@@ -26,6 +26,7 @@ import numpy as np
 from ....activations import Activation
 from ....errors import ParameterError
 from ....gaussian import composite_rule, hermite_rule, trapezoid_rule
+from ....numerics.quadrature import legendre_rule
 from .config import TauStarConfig
 
 __all__ = [
@@ -136,7 +137,7 @@ def compiled_rules(teacher, kinds, level, cfg, b_unique, a_unique, t_off, scan=F
     if inner_kind == "composite":
         Z = WZ = np.zeros((len(a_unique), 1))
         mode = 1
-        glx, glw = np.polynomial.legendre.leggauss(resolution(inner_kind, cfg, level, scan))
+        glx, glw = legendre_rule(resolution(inner_kind, cfg, level, scan))
     else:
         Z, WZ = _pad([_nodes(inner_kind, (), resolution(inner_kind, cfg, level, scan, float(a)), cfg) for a in a_unique])
         mode = 0
