@@ -8,9 +8,9 @@ source, changes with this file. Imported as a plain module it runs the same kern
 
 **Gaussian elimination with partial pivoting** (:func:`gauss_solve`; :func:`pivot_row`,
 :func:`swap_rows`, :func:`swap_entries`). For M X = B (M: n × n, B: n × m), column j: pick the
-first row p ≥ j with the largest |A_pj|, exchange rows j and p of A and Y, and eliminate
-A_ij ← A_ij − (A_ij/A_jj) A_jj-row for i > j (LAPACK getrf/getrs order); then back substitution
-X_i = (Y_i − Σ_{q>i} A_iq X_q)/A_ii. The callers' contracts are parameters, not merged: a pivot
+first row p ≥ j with the largest |A_pj|, exchange rows j and p of A and Y (Y = B on entry), and
+eliminate row_i ← row_i − (A_ij/A_jj)·row_j of A and Y for i > j (LAPACK getrf/getrs order); then
+back substitution X_i = (Y_i − Σ_{q>i} A_iq X_q)/A_ii. The callers' contracts are parameters, not merged: a pivot
 counts as zero when its modulus is ≤ ``tol`` (0: only an exactly singular matrix fails; the
 Newton family passes a tolerance relative to the largest entry), and ``skip_zero`` skips the
 update of a row whose multiplier is 0 (the Newton family's order of operations).
