@@ -187,9 +187,10 @@ def solve_self_energy(V1h, D, c, pi, beta, tau, tol=1e-13):
 
 
 @njit(**JIT)
-def block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2):
+def block_start(x, ratio, lam, beta, types):
     """The exact block MP prior at the conjugates of V = 0, packed into x. Returns the inner
     solve's (status, iterations, residual)."""
+    c, pi, w, mu1, mu2 = types
     K = c.shape[0]
     V1h, V2h = conjugates(np.zeros((K, K)), np.zeros(K), ratio, w, mu1, mu2, False)
     D = lam + V2h
@@ -235,7 +236,7 @@ def solve_curve_block(alphas, beta, lam, types, x0, has_start, options, X, iout,
             for i in range(m):
                 x[i] = start[i]
         else:
-            st, it, res0 = block_start(x, ratio, lam, beta, c, pi, w, mu1, mu2)
+            st, it, res0 = block_start(x, ratio, lam, beta, types)
             if st != CONVERGED:
                 iout[p, 2] = st
                 iout[p, 1] = it

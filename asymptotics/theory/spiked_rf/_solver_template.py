@@ -111,9 +111,11 @@ def scalar_responses(V1h, V2h, lam, beta, c, kind, eig):
 
 
 @njit(**JIT)
-def scalar_traces(V1h, V2h, lam, beta, c, kind, eig, F, H, P):
+def scalar_traces(V1h, V2h, lam, beta, c, prior, P):
     """Prior traces at the conjugates: returns (V1, V2, T, Hresp) with t = T t̂ and ψ = Hresp ψ̂,
-    and the 2×4 second-order map P: (q1, q2) = P (q̂1, q̂2, t̂², ψ̂²) (prior_mp.py)."""
+    and the 2×4 second-order map P: (q1, q2) = P (q̂1, q̂2, t̂², ψ̂²) (prior_mp.py); ``prior`` =
+    (kind, eigenvalues, F, H)."""
+    kind, eig, F, H = prior
     if kind == 0:
         s0 = lam + V2h
         A0, A1, B0, B1, B2 = mp_moments(V1h * c / s0, beta)
@@ -193,9 +195,11 @@ def scalar_start(x, problem):
 # ---- assembly of the solution (one readout type) -----------------------------------------------
 
 @njit(**JIT)
-def mean_directions(w, kappa, mu0, mu1, Vk, h, T, n, pen_m):
+def mean_directions(tables, Vk, T, pen_m):
     """(m, t) of the zero-cost mean direction and the spike overlap, given V(κ) and (α/β)T
     (channel.solve_mean_directions for K = 1; ``pen_m`` is added to the m-block, 0 at p = ∞)."""
+    w, kappa, mu0, mu1, _, h, _, _, _, _ = tables
+    n = w.shape[0]
     G00 = 0.0
     G01 = 0.0
     G11 = 0.0
@@ -405,9 +409,8 @@ def write_solution(out, order, conj, chan, var_check, Q1, Q2, th):
 def assemble_scalar(x, ratio, lam, beta, tables, prior, out):
     """The full solution at the converged reduced point x (fixed_point._assemble for K = 1) into
     ``out`` (layout OUT_*); returns an ASSEMBLY_* code."""
-    w, kappa, mu0, mu1, _, h, _, _, c, _ = tables
-    kind, eig, F, H = prior
-    n = w.shape[0]
+    c = tables[8]
+    n = tables[0].shape[0]
     V1 = math.exp(x[0])
     V2 = math.exp(x[1])
     Vk = np.empty(n)
@@ -418,9 +421,9 @@ def assemble_scalar(x, ratio, lam, beta, tables, prior, out):
     if not (lam + V2h > 0.0):
         return ASSEMBLY_SINGULAR_PRIOR
     P = np.empty((2, 4))
-    pV1, pV2, T, Hr = scalar_traces(V1h, V2h, lam, beta, c, kind, eig, F, H, P)
+    pV1, pV2, T, Hr = scalar_traces(V1h, V2h, lam, beta, c, prior, P)
     psi = Hr * psih
-    m, t = mean_directions(w, kappa, mu0, mu1, Vk, h, ratio * T, n, 0.0)
+    m, t = mean_directions(tables, Vk, ratio * T, 0.0)
     omega = np.empty(n)
     E0t = np.empty(n)
     th = mean_errors(m, t, psi, ratio, tables, what, omega, E0t)
