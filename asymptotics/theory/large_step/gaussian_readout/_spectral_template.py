@@ -6,8 +6,8 @@ for the reasons given in ``_dense_template.py``.
 
 * :func:`symmetric_extreme_eigenvalues`, :func:`spectral_radius_symmetric` — Householder reduction to
   a tridiagonal matrix, then bisection on Sturm counts (to the spacing of floating-point numbers);
-* :func:`truncated_svd` — Householder QR with column pivoting, then one-sided (Hestenes) Jacobi on
-  the leading rows of the triangular factor (the singular triplets above a relative cut);
+* :func:`truncated_svd` — Householder QR with column pivoting, then the numerics layer's one-sided (Hestenes) Jacobi SVD of
+  the leading rows of the triangular factor (the singular triplets above a relative cut).
 """
 
 import math
@@ -15,8 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ....numerics.templates.dense_linalg import EPS, jacobi_rotation, rotate_pair  # placeholders: included
-from ._dense_template import accumulate_rows, dot, householder  # placeholders: included
+from ....numerics.templates.dense_linalg import EPS, jacobi_svd  # placeholders: included
+from ._dense_template import accumulate_rows, householder  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -136,37 +136,6 @@ def spectral_radius_symmetric(A):
         return abs(lmax)
     lmin = _bisect(d, e2, lo, hi, 1)
     return max(abs(lmin), abs(lmax))
-
-
-@njit(cache=True, nogil=True)
-def _jacobi_rows(At, Wt):
-    """One-sided (Hestenes) Jacobi: rotate pairs of rows of At (and of Wt alike) until every pair is
-    orthogonal to working precision. The squared row norms are kept up to date through the
-    rotations and recomputed at the start of every sweep."""
-    k, m = At.shape
-    tol = EPS * max(m, 1)
-    nrm = np.empty(k)
-    for _ in range(100):
-        for p in range(k):
-            nrm[p] = dot(At[p], At[p])
-        rotated = False
-        for p in range(k - 1):
-            ap = At[p]
-            for q in range(p + 1, k):
-                aq = At[q]
-                gamma = dot(ap, aq)
-                alpha = nrm[p]
-                beta = nrm[q]
-                if gamma == 0.0 or abs(gamma) <= tol * math.sqrt(alpha * beta):
-                    continue
-                rotated = True
-                t, c, s = jacobi_rotation(alpha, beta, gamma)
-                rotate_pair(ap, aq, c, s)
-                nrm[p] = alpha - t * gamma
-                nrm[q] = beta + t * gamma
-                rotate_pair(Wt[p], Wt[q], c, s)
-        if not rotated:
-            return
 
 
 @njit(cache=True, nogil=True)
@@ -292,19 +261,17 @@ def truncated_svd(Z, drop):
     the rows of Ut (r × n), σ descending, the right vectors as the rows of Vt (r × K).
 
     :func:`pivoted_qr` drops R22 (every singular value moves by at most ``drop``·‖Z‖), then
-    one-sided Jacobi on the rows of [R11 R12] (r × K): [R11 R12]ᵀ Wᵀ = U Σ, so the right vectors of
-    Z are the normalised rows of the rotated [R11 R12] (in the original column order) and its left
-    vectors Q [w_i; 0] with w_i the rows of W."""
+    the one-sided Jacobi SVD of the numerics layer (``dense_linalg.jacobi_svd``) on [R11 R12]ᵀ
+    (K × r): [R11 R12]ᵀ W = U Σ, so the right vectors of Z are the normalised rows of the rotated
+    [R11 R12] (in the original column order) and its left vectors Q [w_i; 0] with w_i the columns
+    of W."""
     n, K = Z.shape
     r, Rw, perm, Vh, taus = pivoted_qr(Z, drop)
     if r == 0:
         return np.zeros((0, n)), np.zeros(0), np.zeros((0, K))
     At = Rw[:r].copy()                                         # [R11 R12]: rows of length K
-    Wt = np.eye(r)
-    _jacobi_rows(At, Wt)                                       # [R11 R12]ᵀ Wᵀ = U Σ: At rows σ_i u_iᵀ
-    sv = np.empty(r)
-    for i in range(r):
-        sv[i] = math.sqrt(dot(At[i], At[i]))
+    W = np.empty((r, r))
+    sv = jacobi_svd(At.T, W)                                   # [R11 R12]ᵀ W = U Σ: At rows σ_i u_iᵀ
     order = descending_order(sv)
     Ut = np.zeros((r, n))
     Vt = np.zeros((r, K))
@@ -312,8 +279,8 @@ def truncated_svd(Z, drop):
     for i in range(r):
         oi = order[i]
         svs[i] = sv[oi]
-        for j in range(r):                                     # left vector of R: column oi of Wᵀ
-            Ut[i, j] = Wt[oi, j]
+        for j in range(r):                                     # left vector of R: column oi of W
+            Ut[i, j] = W[j, oi]
         if sv[oi] > 0.0:
             for j in range(K):                                 # right vector, original column order
                 Vt[i, perm[j]] = At[oi, j] / sv[oi]
