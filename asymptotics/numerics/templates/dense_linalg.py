@@ -41,7 +41,7 @@ from numba import njit
 
 # ---- kernels (copied into the rendered module) ----
 
-#: the unit roundoff ×2 of float64 (numpy.finfo(float).eps)
+#: the machine epsilon of float64, 2⁻⁵² (numpy.finfo(float).eps)
 EPS = 2.220446049250313e-16
 
 

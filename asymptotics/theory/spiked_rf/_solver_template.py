@@ -4,7 +4,8 @@ This file is a template (:mod:`asymptotics.rendering.templates`):
 :func:`~asymptotics.theory.spiked_rf.kernels.solver_kernels` renders it into the user cache (one
 header, named by the hash of its source, so that ``numba.njit(cache=True)`` keeps its machine code
 between processes) with the numerics templates ``dense_linalg.py`` and ``anderson.py``
-*included* and the Marchenko–Pastur moments defined from the source of :mod:`.prior_mp`.
+*included* and the Marchenko–Pastur resolvent moments ``mp_moments`` bound to the numerics layer's
+compiled ones (:func:`asymptotics.numerics.marchenko_pastur_numba.mp_moments_nb`).
 Everything from the marker line on is copied verbatim.
 
 The mathematics is that of :mod:`asymptotics.theory.spiked_rf.fixed_point` (docs/spiked-rf.md,
@@ -40,10 +41,11 @@ from numba import njit
 
 from asymptotics.numerics.status import Status
 
+from ...numerics.marchenko_pastur_numba import mp_moments_nb as mp_moments  # placeholder: bound by rendering
+
 # placeholders: included by rendering (the numerics templates)
 from ...numerics.templates.anderson import anderson_solve
 from ...numerics.templates.dense_linalg import lstsq_min_norm, lu_solve, spectral_radius_2x2
-from .prior_mp import _moments_beta_le_1, mp_moments  # placeholders: defined by rendering from this source
 
 # ---- kernels (copied into the rendered module) ----
 
@@ -73,11 +75,7 @@ MIN_MARGIN = 1e-8
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
-# ---- Marchenko–Pastur resolvent moments and the scalar priors ---------------------------------
-
-# compiled from the plain-Python source of prior_mp.py, rendered above (the one home of the formulas)
-_moments_beta_le_1 = njit(**JIT)(_moments_beta_le_1)
-mp_moments = njit(**JIT)(mp_moments)
+# ---- the scalar priors (mp_moments: the numerics layer's compiled Marchenko–Pastur moments) -------
 
 
 @njit(**JIT)

@@ -3,7 +3,8 @@
 * :func:`moment_kernels` — ``_cget_template.py`` specialised to one activation by
   :meth:`asymptotics.activations.Activation.specialise` (the centred σ): the Gaussian moments of
   the cGET coefficients and target functions (:mod:`.cget`);
-* :func:`solver_kernels` — ``_solver_template.py`` (it needs no activation): the problem of the
+* :func:`solver_kernels` — ``_solver_template.py`` (it needs no activation) with the
+  Marchenko–Pastur moments bound to the numerics layer's compiled ones: the problem of the
   Anderson solve for one readout type, the assembly of the solution, continuation and the grid
   driver (:mod:`.compiled`);
 * :func:`block_kernels` — ``_block_template.py``: the reduced system of K readout types (block
@@ -18,7 +19,6 @@ starts without compiling; a changed template gets new kernels.
 
 from __future__ import annotations
 
-import inspect
 from functools import lru_cache
 from pathlib import Path
 
@@ -52,12 +52,19 @@ def moment_kernels(act: Activation):
 @lru_cache(maxsize=1)
 def solver_kernels():
     """The fixed-point kernels of one readout type (rendered and compiled on first use); the
-    Marchenko–Pastur moments are defined from the source of :mod:`.prior_mp`."""
-    from ...rendering.templates import load_template
-    from . import prior_mp
+    placeholder ``mp_moments`` is bound to the numerics layer's compiled Marchenko–Pastur moments.
 
-    moments = "\n\n".join(inspect.getsource(f) for f in (prior_mp._moments_beta_le_1, prior_mp.mp_moments))
-    return load_template(SOLVER_TEMPLATE, {}, _ORIGIN, "srf_solver", definitions=moments, include=NUMERICS)
+    numba's machine code of the rendered module embeds the bound function, so the hash of its
+    source files is a note of the header: a changed formula renders a new module."""
+    from ...numerics import marchenko_pastur, marchenko_pastur_numba
+    from ...rendering.modules import code_hash, load_generated_module
+    from ...rendering.templates import render_template
+
+    bound = marchenko_pastur_numba.__name__
+    sources = code_hash([Path(marchenko_pastur.__file__), Path(marchenko_pastur_numba.__file__)])
+    src = render_template(SOLVER_TEMPLATE, {"mp_moments": (bound, "mp_moments_nb")}, _ORIGIN, include=NUMERICS,
+                          notes=(f"mp_moments bound to {bound}.mp_moments_nb (sources {sources})",))
+    return load_generated_module(src, prefix="srf_solver")
 
 
 @lru_cache(maxsize=1)
