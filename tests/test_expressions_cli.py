@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from asymptotics.cli.commands.derive_expression import parse_at, register_standalone, run_derive_expression
 from asymptotics.errors import AsymptoticsError, ExpressionError, ParameterError
 from asymptotics.numerics.marchenko_pastur import gram_stieltjes
+from asymptotics.solvers.expression_values import evaluate_grid
 
 MP = ["--expr", "tr(inv(W@W.T/d - z*I))", "--dims", "W:d,N", "--ratios", "N/d=psi2"]
 
@@ -138,7 +139,7 @@ def test_failed_point_is_a_marked_row_with_no_value(tmp_path):
     from asymptotics.symbolic.expressions import derive
 
     D = derive(MP[1], dims=MP[3], ratios=MP[5], params=["z", "psi2"])
-    grid = D.grid({"z": [-1.0, 1.0], "psi2": [1.0]}, on_failure="return")
+    grid = evaluate_grid(D, {"z": [-1.0, 1.0], "psi2": [1.0]}, on_failure="return")
     assert list(grid.status != 0) == [False, True] and np.isnan(grid.value[1])
     rows = grid.rows()
     assert rows[1]["value"] is None and rows[1]["status"] not in ("converged",)

@@ -18,6 +18,7 @@ from scipy import integrate, optimize
 
 from asymptotics import activation
 from asymptotics.numerics.marchenko_pastur import gram_stieltjes
+from asymptotics.solvers.expression_values import evaluate_grid, evaluate_point
 from asymptotics.symbolic import dyson_system, get_system, mp_pencil
 from asymptotics.symbolic.expressions import activation_constants, derive
 from asymptotics.symbolic.expressions.assemble import SCALE
@@ -104,13 +105,13 @@ def test_mp_reduced_equation_is_the_closed_form(mp):
 @pytest.mark.parametrize("backend", ["python", "compiled"])
 def test_mp_values_against_the_closed_form(mp, backend):
     for z, p2 in [(-0.5, 0.5), (-2.0, 3.0), (-0.05, 1.5), (-1e-3, 0.4)]:
-        r = mp.value(at={"z": z, "psi2": p2}, backend=backend)
+        r = evaluate_point(mp, at={"z": z, "psi2": p2}, backend=backend)
         ref = gram_stieltjes(z, p2)
         assert r.converged and r.status.label == "converged" and r.residual < 1e-12
         assert abs(r.value - ref) < 1e-12 * abs(ref)
     # complex z: the branch with Im m̄ > 0 (Herglotz), against the closed-form root
     z, p2 = 1.2 + 0.05j, 0.7
-    r = mp.value(at={"z": z, "psi2": p2}, backend=backend)
+    r = evaluate_point(mp, at={"z": z, "psi2": p2}, backend=backend)
     b = 1 + z - p2
     roots = [(-b + s * np.sqrt(b * b - 4 * z)) / (2 * z) for s in (1, -1)]
     ref = next(m for m in roots if m.imag > 0)
@@ -148,7 +149,7 @@ def _library_resultant(name, values):
 def test_rf_tau1_solves_the_library_system_on_random_points(tau1):
     assert tau1.pencil.blocks == 5 and tau1.raw_blocks == (14,)
     for at, consts in random_points(6):
-        r = tau1.value(at=dict(at, **consts), backend="python")  # μ1, μ2 as parameters
+        r = evaluate_point(tau1, at=dict(at, **consts), backend="python")  # μ1, μ2 as parameters
         assert r.converged and r.residual < 1e-12
         lib = dict(at, eta=consts["mu1"] ** 2 + consts["mu2"] ** 2, zeta=consts["mu1"] ** 2)
         c = _library_resultant("rf_ridge", lib)
@@ -165,17 +166,17 @@ def test_rf_check_values(tau1, tau2, act, t1_ref, t2_ref, tol):
     _, consts = ap(act)
     at = dict(lam=0.1, phi=1.5, psi=0.8)
     D1 = derive(F_DEF + "tr(inv(K + lam*I))", **RF, constants=consts)
-    assert abs(D1.value(at=at, backend="python").value - t1_ref) < tol
+    assert abs(evaluate_point(D1, at=at, backend="python").value - t1_ref) < tol
     if t2_ref is not None:
         D2 = derive(F_DEF + "tr(X.T@X/d @ inv(K + lam*I))", **RF, constants=consts)
-        assert abs(D2.value(at=at, backend="python").value - t2_ref) < tol
+        assert abs(evaluate_point(D2, at=at, backend="python").value - t2_ref) < tol
 
 
 def test_rf_tau2_against_S67_S68_and_the_nested_mp_route(tau1, tau2):
     for at, consts in random_points(4, seed=5):
         eta, zeta = consts["mu1"] ** 2 + consts["mu2"] ** 2, consts["mu1"] ** 2
-        t1 = tau1.value(at=dict(at, **consts), backend="python").value
-        t2 = tau2.value(at=dict(at, **consts), backend="python").value
+        t1 = evaluate_point(tau1, at=dict(at, **consts), backend="python").value
+        t2 = evaluate_point(tau2, at=dict(at, **consts), backend="python").value
         phi, psi, lam = at["phi"], at["psi"], at["lam"]
         a = phi * (zeta * t2 * t1 + phi * (t2 - t1)) + zeta * t1 * t2 * psi * (lam * t1 - 1)
         b = (t2 - t1) * phi * (zeta * (t2 - t1) + eta * t1) - zeta * t1 * t2 * (lam * t1 - 1)
@@ -199,17 +200,17 @@ def test_rf_source_variant_and_the_derivative_route(tau2):
     g55 = float(
         lib.expand_eliminated(sp.Symbol("g55")).subs(vals).subs(dict(zip(lib.unknowns, x, strict=True)))
     )
-    assert abs(src.value(at=dict(at, s=0.05), backend="python").value - g55) < 1e-12
-    d = src.derivative("s").value(at=dict(at, s=0.0), backend="python").value
+    assert abs(evaluate_point(src, at=dict(at, s=0.05), backend="python").value - g55) < 1e-12
+    d = evaluate_point(src.derivative("s"), at=dict(at, s=0.0), backend="python").value
     direct = derive(F_DEF + "tr(X.T@X/d @ inv(K + lam*I))", **RF, constants=consts)
-    assert abs(-at["phi"] * d - direct.value(at=at, backend="python").value) < 1e-12
+    assert abs(-at["phi"] * d - evaluate_point(direct, at=at, backend="python").value) < 1e-12
 
 
 def test_rf_compiled_solver_matches_the_check_value(tau1):
     _, consts = ap("relu")
     D = derive(F_DEF + "tr(inv(K + lam*I))", **RF, constants=consts)
-    g = D.grid(at=dict(lam=[0.1, 0.01, 1.0], phi=1.5, psi=0.8))
+    g = evaluate_grid(D, at=dict(lam=[0.1, 0.01, 1.0], phi=1.5, psi=0.8))
     assert g.converged and np.all(g.residual < 1e-12) and abs(g.value[0] - 3.598963) < 5e-7
-    py = D.grid(at=dict(lam=[0.1, 0.01, 1.0], phi=1.5, psi=0.8), backend="python")
+    py = evaluate_grid(D, at=dict(lam=[0.1, 0.01, 1.0], phi=1.5, psi=0.8), backend="python")
     np.testing.assert_allclose(g.value, py.value, rtol=1e-12)
     assert activation_constants("relu")["mu1"] == pytest.approx(0.5)

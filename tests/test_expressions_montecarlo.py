@@ -12,6 +12,7 @@ Gaussian-equivalence step is checked too.
 import numpy as np
 
 from asymptotics import activation
+from asymptotics.solvers.expression_values import evaluate_point
 from asymptotics.symbolic.expressions import activation_constants, derive
 from validation.simulator.threads import blas_threads
 
@@ -40,7 +41,7 @@ def test_resolvent_of_a_sum_of_two_independent_wisharts():
     D = derive(
         "tr(inv(X1.T@X1/d + 3*X2.T@X2/d + lam*I))", dims="X1:n1,d; X2:n2,d", ratios="n1/d=0.5, n2/d=1.5"
     )
-    theory = D.value(at={"lam": lam}, backend="python").value
+    theory = evaluate_point(D, at={"lam": lam}, backend="python").value
 
     def sample(rng):
         X1, X2 = rng.standard_normal((n1, d)), rng.standard_normal((n2, d))
@@ -55,7 +56,7 @@ def test_product_wishart_at_complex_z():
     D = derive(
         "W = X1@X2/sqrt(n1*n2); tr(inv(W@W.T - z*I))", dims="X1:d,n1; X2:n1,n2", ratios="n1/d=1.5, n2/d=2"
     )
-    theory = D.value(at={"z": z}, backend="python").value
+    theory = evaluate_point(D, at={"z": z}, backend="python").value
 
     def sample(rng):
         W = rng.standard_normal((d, n1)) @ rng.standard_normal((n1, n2)) / np.sqrt(n1 * n2)
@@ -74,7 +75,7 @@ def test_ridge_test_error_of_linear_regression():
         dims="X:n,d",
         ratios="n/d=2",
     )
-    theory = D.value(at={"lam": lam, "r2": r2, "sigma2": s2}, backend="python").value
+    theory = evaluate_point(D, at={"lam": lam, "r2": r2, "sigma2": s2}, backend="python").value
 
     def sample(rng):
         X = rng.standard_normal((n, d))
@@ -90,7 +91,7 @@ def test_ridge_test_error_of_linear_regression():
 def test_trace_with_two_inverses_of_independent_matrices():
     n, m, d, a, b = 2000, 500, 1000, 0.3, 0.5
     D = derive("tr(inv(X.T@X/n + a*I) @ inv(Y.T@Y/m + b*I))", dims="X:n,d; Y:m,d", ratios="n/d=2, m/d=0.5")
-    theory = D.value(at={"a": a, "b": b}, backend="python").value
+    theory = evaluate_point(D, at={"a": a, "b": b}, backend="python").value
 
     def sample(rng):
         X, Y = rng.standard_normal((n, d)), rng.standard_normal((m, d))
@@ -111,7 +112,7 @@ def test_random_features_gram_at_complex_z_with_a_real_activation():
         ratios="N/d=1, n/d=2",
         constants=activation_constants("tanh"),
     )
-    theory = D.value(at={"z": z}, backend="python").value
+    theory = evaluate_point(D, at={"z": z}, backend="python").value
     act = activation("tanh", center=True)
 
     def sample(rng):

@@ -6,6 +6,7 @@ import pytest
 import sympy as sp
 
 from asymptotics.errors import ExpressionError
+from asymptotics.solvers.expression_values import evaluate_point
 from asymptotics.symbolic.expressions import declare, derive, parse
 from asymptotics.symbolic.expressions.linearise import realise, reduce
 from asymptotics.symbolic.expressions.tree import Gaussian, Inverse, Product, Scaled, Sum, Transpose
@@ -139,11 +140,11 @@ def test_refusals_of_the_linearisation_and_the_evaluation():
     from asymptotics.errors import ParameterError
 
     with pytest.raises(ParameterError, match="missing phi"):
-        Dv.value(at={"lam": 0.1}, backend="python")
+        evaluate_point(Dv, at={"lam": 0.1}, backend="python")
     with pytest.raises(ParameterError, match="not in the expression: mu"):
-        Dv.value(at={"lam": 0.1, "phi": 1.0, "mu": 2}, backend="python")
+        evaluate_point(Dv, at={"lam": 0.1, "phi": 1.0, "mu": 2}, backend="python")
     with pytest.raises(ParameterError, match="it sets a dimension ratio"):
-        Dv.value(at={"lam": 0.1, "phi": -1.0}, backend="python")
+        evaluate_point(Dv, at={"lam": 0.1, "phi": -1.0}, backend="python")
     with pytest.raises(ParameterError, match="wrt"):
         Dv.derivative("z")
 

@@ -32,16 +32,7 @@ PACKAGES = ("asymptotics", "validation")
 DOC = ROOT / "docs" / "architecture.md"
 
 #: (importer, imported) → why the edge still exists. Nothing else may break a rule.
-KNOWN_EDGES = {
-    ("asymptotics.symbolic.expressions.derivation", "asymptotics.solvers"): (
-        "Derivation's cached compiled/continuation/python_backend/full_backend/full_check are read by "
-        "solvers/expression_values.py, and its grid/value are the public evaluation of docs/expressions.md "
-        "(its examples, the expression tests and doctests): all call the solvers layer. The CLI evaluates "
-        "through solvers.expression_values.evaluate_grid and reads only .compiled. The methods go when "
-        "expression_values keeps these per-derivation objects itself and the callers call evaluate_point/"
-        "evaluate_grid (cycle symbolic -> solvers -> codegen -> symbolic)"
-    ),
-}
+KNOWN_EDGES: dict[tuple[str, str], str] = {}
 
 
 def _inside(module: str, key: str) -> bool:

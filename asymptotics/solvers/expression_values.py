@@ -18,8 +18,10 @@ scaled residual ``max_i |F_i| / max(1, |x_i|)``, the status one of
 :func:`asymptotics.solvers.root` (no compilation).
 
 It lives in the solvers layer (it runs the compiled solver and :func:`asymptotics.solvers.root`
-on a derived system); :class:`~asymptotics.symbolic.expressions.Derivation`'s ``compiled``,
-``continuation``, ``grid`` and ``value`` call it.
+on a derived system): :func:`evaluate_point` and :func:`evaluate_grid` evaluate a
+:class:`~asymptotics.symbolic.expressions.Derivation`, which knows nothing of solvers; the objects
+built for it once (compiled solver, continuation driver, uncompiled backends, full-system check)
+are kept in its ``evaluation_cache`` (:func:`compiled_solver` and the helpers below).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "BACKENDS",
     "STEPS",
     "continuation_module",
+    "compiled_solver",
 ]
 
 BRANCHES = ("scale", "grid")
@@ -166,6 +169,38 @@ def _check_free_limit(D, full: dict, dt, params: dict):
         )
 
 
+def _kept(D, key: str, make):
+    """``make()`` built once per derivation and kept in its ``evaluation_cache``."""
+    cache = D.evaluation_cache
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def compiled_solver(D):
+    """The compiled solver of the derivation's reduced system (:func:`asymptotics.solvers.compile_system`;
+    cached on disk, and kept with the derivation)."""
+    from .systems import compile_system
+
+    return _kept(D, "compiled", lambda: compile_system(D.system))
+
+
+def _continuation(D):
+    return _kept(D, "continuation", lambda: continuation_module(compiled_solver(D).lowered))
+
+
+def _python_backend(D):
+    return _kept(D, "python_backend", lambda: PythonBackend(D.system))
+
+
+def _full_backend(D):
+    return _kept(D, "full_backend", lambda: PythonBackend(D.full))
+
+
+def _full_check(D):
+    return _kept(D, "full_check", lambda: FullCheck(D.system, D.full))
+
+
 def continuation_module(lowered):
     """The module with the compiled continuation of a lowered system: its generated module itself
     (``continue_grid``, the numerics continuation included in every lowered system)."""
@@ -173,10 +208,10 @@ def continuation_module(lowered):
 
 
 def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
-    C = D.compiled
+    C = compiled_solver(D)
     P = np.ascontiguousarray(_params(D.system, full, dt))
     t_index = [p.name for p in D.system.parameters].index(SCALE.name)
-    cont = D.continuation
+    cont = _continuation(D)
     n_out = len(C.outputs)
     with np.errstate(all="ignore"):
         if not warm:
@@ -308,12 +343,12 @@ def _check_and_repair(D, X, value, status, iters, resid, full: dict, dt, atol, r
     P = _params(D.system, full, dt)
     ok = status == 0
     fres = np.full(len(status), np.inf)
-    fres[ok] = D.full_check(X[ok], P[ok])
+    fres[ok] = _full_check(D)(X[ok], P[ok])
     resid = np.where(ok, np.maximum(resid, fres), resid)
     bad = np.flatnonzero(ok & ~(fres <= CHECK_TOL))
     if bad.size:
         Pf = _params(D.full, {k: v[bad] for k, v in full.items()}, dt)
-        _, v2, s2, i2, r2 = _solve_python(D.full_backend, Pf, dt, atol, rtol, len(D.full.unknowns))
+        _, v2, s2, i2, r2 = _solve_python(_full_backend(D), Pf, dt, atol, rtol, len(D.full.unknowns))
         value, status, iters, resid = value.copy(), status.copy(), iters.copy(), resid.copy()
         value[bad], status[bad], resid[bad] = v2, s2, r2
         iters[bad] += i2
@@ -323,7 +358,11 @@ def _check_and_repair(D, X, value, status, iters, resid, full: dict, dt, atol, r
 def evaluate_grid(
     D, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
 ) -> ExpressionGrid:
-    """See :meth:`~.derivation.Derivation.grid`."""
+    """The value at every point of the Cartesian grid of ``at`` (each parameter a number or a
+    1-D sequence) as an :class:`ExpressionGrid`. ``branch``: see the module docstring;
+    ``backend``: ``"compiled"`` (generated numba module, compiled once and cached on disk) or
+    ``"python"`` (lambdified, no compilation). Raises :class:`~asymptotics.errors.ConvergenceError`
+    when a point fails, unless ``on_failure="return"`` (failed points are NaN with their status)."""
     if backend not in BACKENDS:
         raise ParameterError("backend", backend, f"one of {', '.join(BACKENDS)}")
     if branch not in BRANCHES:
@@ -346,7 +385,7 @@ def evaluate_grid(
     if backend == "python":
         P = _params(D.system, full, dt)
         X, value, status, iters, resid = _solve_python(
-            D.python_backend, P, dt, float(atol), float(rtol), len(D.system.unknowns)
+            _python_backend(D), P, dt, float(atol), float(rtol), len(D.system.unknowns)
         )
         method = "newton (python, lambdified), adaptive continuation in the Gaussian scale t from 0"
     else:
@@ -383,12 +422,13 @@ def _failure_message(D, params: dict, status, resid) -> str:
 def evaluate_point(
     D, at: dict, *, backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
 ) -> SolverResult:
-    """See :meth:`~.derivation.Derivation.value`."""
+    """The value at one point (``at``: {parameter: number}) as a :class:`~asymptotics.solvers.SolverResult`
+    (a float, or a complex for complex arguments)."""
     if not isinstance(at, dict):
         raise ParameterError("at", at, "a dict {parameter: number}")
     for k, v in at.items():
         if np.ndim(v) != 0:
-            raise ParameterError(k, v, "a number (use .grid(at=...) for several points)")
+            raise ParameterError(k, v, "a number (use evaluate_grid for several points)")
     g = evaluate_grid(D, at, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol)
     st = Status(int(g.status[0]))
     v = g.value[0]

@@ -223,11 +223,11 @@ def _evaluate(D, values: dict, branch: str, meta: dict) -> list[dict]:
     """The value at every point of the ``--at`` grid (a failed point: value null, its status, and
     a warning line on stderr); the solver and the timings go into ``meta``. The values come from
     the solvers layer (:func:`asymptotics.solvers.expression_values.evaluate_grid`)."""
-    from ...solvers.expression_values import evaluate_grid
+    from ...solvers.expression_values import compiled_solver, evaluate_grid
 
     t0 = time.perf_counter()
     if branch != "python":
-        D.compiled  # noqa: B018 - lower and load the compiled module (timed apart from the solves)
+        compiled_solver(D)  # lower and load the compiled module (timed apart from the solves)
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
     grid = evaluate_grid(D, values, branch=branch, on_failure="return")

@@ -10,7 +10,8 @@ pruned and reduced (:mod:`.equations`), and solved by a generated compiled solve
 branch (:mod:`asymptotics.solvers.expression_values`). For X ∈ ℝ^{n×d} with N(0, 1) entries,
 tr(XᵀX/d + λ)⁻¹ is the Marchenko–Pastur Stieltjes transform at −λ with ratio n/d = 2:
 
->>> r = D.value(at={"lam": 1.0})
+>>> from asymptotics.solvers.expression_values import evaluate_point
+>>> r = evaluate_point(D, at={"lam": 1.0})
 >>> round(r.value, 12), r.status.label                  # (√(λ² + 2λ(1+γ) + (γ−1)²) − λ + 1 − γ)/(2λ)
 (0.414213562373, 'converged')
 """

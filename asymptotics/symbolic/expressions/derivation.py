@@ -1,9 +1,10 @@
 r"""The chain: expression → pencil → matrix Dyson equations → reduced system → compiled solver.
 
 :func:`derive` returns a :class:`Derivation`: the pencil, the reduced equations (``.equations``,
-``.latex()``, ``.pretty()``), and evaluation (``.value(at=...)`` → a
-:class:`~asymptotics.solvers.SolverResult`; ``.grid(at=...)`` → an :class:`ExpressionGrid`);
-``.derivative(wrt)`` differentiates the value implicitly (exact, no finite difference).
+``.latex()``, ``.pretty()``); ``.derivative(wrt)`` differentiates the value implicitly (exact, no
+finite difference). It is evaluated by the solvers layer:
+:func:`asymptotics.solvers.expression_values.evaluate_point` (one point → a
+:class:`~asymptotics.solvers.SolverResult`) and ``evaluate_grid`` (a grid → an ``ExpressionGrid``).
 
 **Branch.** The Dyson equations have several solutions; the one computed is the continuation in
 the Gaussian scale t (every Gaussian matrix multiplied by t) from t = 0, where the pencil is
@@ -27,7 +28,8 @@ so are points where det q0 vanishes (λ = 0): take λ small instead.
 >>> D = derive("tr(inv(W@W.T/d - z*I))", dims="W:d,N", ratios="N/d=psi2")
 >>> D.equations                                       # the Marchenko–Pastur quadratic, m̄ = g11
 (Eq(g11**2*z - g11*psi2 + g11*z + g11 + 1, 0),)
->>> r = D.value(at={"z": -0.5, "psi2": 0.5})          # m̄(−1/2) = √2 at ψ2 = 1/2
+>>> from asymptotics.solvers.expression_values import evaluate_point
+>>> r = evaluate_point(D, at={"z": -0.5, "psi2": 0.5})  # m̄(−1/2) = √2 at ψ2 = 1/2
 >>> round(r.value, 12), r.status.label
 (1.414213562373, 'converged')
 """
@@ -72,6 +74,8 @@ class Derivation:
     free_determinant : det q0 (the continuation starts where it is nonzero)
     full : the pruned Dyson system before elimination (no denominators): every solution of
         ``system`` is checked against it, and a point that fails is solved on it instead
+    evaluation_cache : what the solvers layer builds once for this derivation (compiled solver,
+        backends; :mod:`asymptotics.solvers.expression_values`); the derivation never reads it
     """
 
     expression: str
@@ -83,6 +87,7 @@ class Derivation:
     raw_blocks: tuple = ()
     free_determinant: sympy.Expr = sympy.Integer(1)
     full: EquationSystem | None = None
+    evaluation_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ the equations
     @cached_property
@@ -161,66 +166,6 @@ class Derivation:
             self.free_determinant,
             full,
         )
-
-    # ------------------------------------------------------------------ evaluation
-    @cached_property
-    def compiled(self):
-        """The compiled solver (:func:`asymptotics.solvers.compile_system`; cached on disk)."""
-        from ...solvers import compile_system
-
-        return compile_system(self.system)
-
-    @cached_property
-    def continuation(self):
-        """The compiled continuation driver bound to :attr:`compiled` (cached on disk)."""
-        from ...solvers.expression_values import continuation_module
-
-        return continuation_module(self.compiled.lowered)
-
-    @cached_property
-    def python_backend(self):
-        """The uncompiled evaluator (:class:`~asymptotics.solvers.expression_values.PythonBackend`)."""
-        from ...solvers.expression_values import PythonBackend
-
-        return PythonBackend(self.system)
-
-    @cached_property
-    def full_backend(self):
-        """The uncompiled evaluator of the full (unreduced) system, for points that fail the check."""
-        from ...solvers.expression_values import PythonBackend
-
-        return PythonBackend(self.full)
-
-    @cached_property
-    def full_check(self):
-        """The check of reduced solutions against the full Dyson equations
-        (:class:`~asymptotics.solvers.expression_values.FullCheck`)."""
-        from ...solvers.expression_values import FullCheck
-
-        return FullCheck(self.system, self.full)
-
-    def grid(
-        self, at: dict, *, branch="scale", backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13
-    ):
-        """The value at every point of the Cartesian grid of ``at`` (each parameter a number or a
-        1-D sequence) as an
-        :class:`~asymptotics.solvers.expression_values.ExpressionGrid`. ``branch``: see the module
-        docstring; ``backend``: ``"compiled"`` (generated numba module, compiled once and cached
-        on disk) or ``"python"`` (lambdified, no compilation). Raises
-        :class:`~asymptotics.errors.ConvergenceError` when a point fails, unless
-        ``on_failure="return"`` (failed points are NaN with their status)."""
-        from ...solvers.expression_values import evaluate_grid
-
-        return evaluate_grid(
-            self, at, branch=branch, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol
-        )
-
-    def value(self, at: dict, *, backend="compiled", on_failure="raise", atol=1e-13, rtol=1e-13):
-        """The value at one point (``at``: {parameter: number}) as a
-        :class:`~asymptotics.solvers.SolverResult` (a float, or a complex for complex arguments)."""
-        from ...solvers.expression_values import evaluate_point
-
-        return evaluate_point(self, at, backend=backend, on_failure=on_failure, atol=atol, rtol=rtol)
 
 
 def derive(
