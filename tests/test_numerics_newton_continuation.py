@@ -155,3 +155,33 @@ def test_plain_python_twin_of_the_continuation():
     assert abs(m - _mp_stieltjes(z, psi2)) <= 1e-12 * abs(m)
     _, st, _, _ = continue_parameter(newton_at, -1 / (z + 50j), 0.125, 0.2, 0.25, 0.0)  # delta = 0: no step passes
     assert st == Status.SINGULAR
+
+
+def test_ladder_with_split_rungs_reaches_the_closed_form():
+    """x² = p along p = 1 → 10⁶ in three rungs, Newton limited to 4 steps: a rung too long for it
+    is split at its geometric midpoint; the root is √p, on the positive branch (the accept test).
+    A branch test that fails beyond p = 10³ stops the rows there (``keep_last``) or fails them."""
+    from asymptotics.solvers import Newton, root
+    from asymptotics.solvers.continuation import follow_ladder
+
+    def solve_at(rows, b, X):
+        out = [root(lambda v, p=p: v * v - p, x[0], jac=lambda v: 2 * v, solver=Newton(max_steps=4, rtol=1e-14),
+                    on_failure="return") for x, p in zip(X, b, strict=True)]
+        return (np.array([r.value for r in out], dtype=float).reshape(-1, 1),
+                np.array([int(r.status) for r in out], dtype=np.int64), np.array([r.residual for r in out], dtype=float))
+
+    def mid(a, b):
+        return np.sqrt(a * b)
+
+    ladder = np.array([[1.0, 4.0], [1e2, 4e2], [1e4, 4e4], [1e6, 4e6]])
+    X0 = np.array([[1.0], [2.0]])
+    X, st, res, reached = follow_ladder(solve_at, lambda X: X[:, 0] > 0, np.arange(2), X0, np.zeros(2), ladder,
+                                        mid, 8)
+    assert np.all(st == Status.CONVERGED) and np.all(reached == ladder[-1])
+    np.testing.assert_allclose(X[:, 0], np.sqrt(ladder[-1]), rtol=1e-14)
+    below = lambda X: X[:, 0] < 40.0  # noqa: E731 - the branch test: x < 40, i.e. p < 1600
+    X, st, _, reached = follow_ladder(solve_at, below, np.arange(2), X0, np.zeros(2), ladder, mid, 3, keep_last=True)
+    assert np.all(st == Status.CONVERGED) and np.all(X[:, 0] < 40.0) and np.all(reached < 1600)
+    np.testing.assert_allclose(X[:, 0], np.sqrt(reached), rtol=1e-14)
+    _, st, _, _ = follow_ladder(solve_at, below, np.arange(2), X0, np.zeros(2), ladder, mid, 3)
+    assert np.all(st != Status.CONVERGED)  # the failed rung's status (Newton's, or UNRESOLVED off the branch)

@@ -11,16 +11,20 @@ solve stays in the basin of the same branch.
   control: first step ``h0``; a step is accepted when the corrector converges *and* moves the
   predicted point by at most ``delta`` (max_i |x_i − x̂_i|/max(1, |x̂_i|)), the step then doubling
   (up to ``hmax``) when the move was below ``delta``/4; a rejected step is halved, and below
-  ``hmin`` the continuation fails; the predictor is the secant through the last two solutions.
+  ``hmin`` the continuation fails; the predictor is the secant through the last two solutions;
+* :func:`follow_ladder`, :func:`advance` — a batch of rows, each along its own ladder of path values
+  (one batched solve per rung for all rows), a rung that fails split at its midpoint up to
+  ``max_splits`` times: the continuation of the spectra's branches in Im z
+  (:mod:`asymptotics.theory.spectra.branch`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .result import SINGULAR
+from .result import SINGULAR, Status
 
-__all__ = ["continuation", "continue_parameter"]
+__all__ = ["continuation", "continue_parameter", "advance", "follow_ladder"]
 
 
 def continuation(solve_one, x0, params_list):
@@ -77,3 +81,74 @@ def continue_parameter(newton_at, x_start, h0: float, hmin: float, hmax: float, 
             if h < hmin:
                 return x, int(r.status) if not r.converged else int(SINGULAR), its, r.residual
     return x, 0, its, res
+
+
+def advance(solve_at, accept, rows, a, b, X, midpoint, max_splits: int, depth: int = 0):
+    """Move the rows ``rows`` of a batch from path values ``a`` (values ``X``) to ``b`` (arrays, one
+    entry per row).
+
+    ``solve_at(rows, b, X) -> (X, status, residual)`` solves the rows at ``b`` from ``X`` (one
+    batched call); ``accept(X) -> bool array`` is the test a converged row must also pass (else
+    status ``UNRESOLVED``). A row that fails is split at ``midpoint(a, b)``: the first half, then,
+    where it passed, the second, recursively at most ``max_splits`` times. Returns (values — the
+    new ones where accepted, else those of the last accepted point —, status, residual of the
+    last solve).
+    """
+    Xn, st, res = solve_at(rows, b, X)
+    good = (st == Status.CONVERGED) & accept(Xn)
+    st = np.where(good, Status.CONVERGED, np.where(st == Status.CONVERGED, Status.UNRESOLVED, st))
+    if np.all(good) or depth >= max_splits:
+        return np.where(good[:, None], Xn, X), st, res
+    bad = ~good
+    mid = midpoint(a[bad], b[bad])
+    Xm, stm, _ = advance(solve_at, accept, rows[bad], a[bad], mid, X[bad], midpoint, max_splits, depth + 1)
+    ok_mid = stm == Status.CONVERGED
+    Xb, stb, resb = advance(solve_at, accept, rows[bad][ok_mid], mid[ok_mid], b[bad][ok_mid], Xm[ok_mid], midpoint,
+                            max_splits, depth + 1)
+    sub_st = stm.copy()
+    sub_st[ok_mid] = stb
+    sub_X = X[bad].copy()
+    sub_X[ok_mid] = Xb
+    sub_res = res[bad].copy()
+    sub_res[ok_mid] = resb
+    Xn = np.where(good[:, None], Xn, X)
+    Xn[bad] = sub_X
+    st = st.copy()
+    st[bad] = sub_st
+    res = res.copy()
+    res[bad] = sub_res
+    return Xn, st, res
+
+
+def follow_ladder(solve_at, accept, rows, X, residual, ladder, midpoint, max_splits: int, *,
+                  keep_last: bool = False):
+    """Every row along its ladder of path values (``ladder`` (levels, n): row i visits
+    ``ladder[:, i]``, from its converged values ``X`` and ``residual`` at ``ladder[0]``), each
+    rung by :func:`advance`.
+
+    A row whose rung fails stops there: with ``keep_last`` it keeps the values and residual of its
+    last accepted rung (status converged), else it takes the failed rung's status and residual.
+    Returns (values, status, residual, the path value each row reached).
+    """
+    X = np.array(X, copy=True)
+    n = X.shape[0]
+    status = np.full(n, Status.CONVERGED, dtype=np.int64)
+    res = np.array(residual, dtype=float, copy=True)
+    reached = np.array(ladder[0], dtype=float, copy=True)
+    alive = np.ones(n, dtype=bool)
+    for k in range(1, ladder.shape[0]):
+        if not np.any(alive):
+            break
+        sub = np.flatnonzero(alive)
+        Xa, sta, resa = advance(solve_at, accept, rows[sub], reached[sub], ladder[k, sub], X[sub], midpoint, max_splits)
+        ok = sta == Status.CONVERGED
+        if keep_last:
+            X[sub[ok]] = Xa[ok]
+            res[sub[ok]] = resa[ok]
+        else:
+            X[sub] = Xa
+            status[sub] = sta
+            res[sub] = resa
+        reached[sub[ok]] = ladder[k, sub[ok]]
+        alive[sub[~ok]] = False
+    return X, status, res, reached

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...errors import ConvergenceError, ParameterError
 from ...solvers import Status
+from ...solvers.continuation import follow_ladder
 
 __all__ = [
     "BranchContinuation",
@@ -178,32 +179,21 @@ def _on_branch(X, signs, tol):
     return ok
 
 
-def _advance(solve, x, h_from, h_to, X, signs, cfg, depth):
-    """Move the points (x, X at heights h_from) to heights h_to; split failed steps."""
-    z = x + 1j * h_to
-    Xn, st, res = solve(z, X)
-    good = (st == Status.CONVERGED) & np.all(np.isfinite(Xn), axis=1) & _on_branch(Xn, signs, cfg.branch_tol)
-    st = np.where(good, Status.CONVERGED, np.where(st == Status.CONVERGED, Status.UNRESOLVED, st))
-    if np.all(good) or depth >= cfg.max_refinements:
-        return np.where(good[:, None], Xn, X), st, res
-    bad = ~good
-    mid = np.sqrt(h_from[bad] * h_to[bad])
-    Xm, stm, _ = _advance(solve, x[bad], h_from[bad], mid, X[bad], signs, cfg, depth + 1)
-    ok_mid = stm == Status.CONVERGED
-    Xb, stb, resb = _advance(solve, x[bad][ok_mid], mid[ok_mid], h_to[bad][ok_mid], Xm[ok_mid], signs, cfg, depth + 1)
-    sub_st = stm.copy()
-    sub_st[ok_mid] = stb
-    sub_X = X[bad].copy()
-    sub_X[ok_mid] = Xb
-    sub_res = res[bad].copy()
-    sub_res[ok_mid] = resb
-    Xn = np.where(good[:, None], Xn, X)
-    Xn[bad] = sub_X
-    st = st.copy()
-    st[bad] = sub_st
-    res = res.copy()
-    res[bad] = sub_res
-    return Xn, st, res
+def _geometric_midpoint(h_from, h_to):
+    return np.sqrt(h_from * h_to)
+
+
+def _rungs(solve, x, signs, cfg):
+    """(solve_at, accept) of the ladder in Im z (:func:`asymptotics.solvers.continuation.advance`):
+    the rows of x solved at heights h, accepted when finite and on the branch."""
+
+    def solve_at(rows, h, X):
+        return solve(x[rows] + 1j * h, X)
+
+    def accept(X):
+        return np.all(np.isfinite(X), axis=1) & _on_branch(X, signs, cfg.branch_tol)
+
+    return solve_at, accept
 
 
 def continue_down(solve, start, x, heights, signs: dict | None = None, config: BranchContinuation | None = None,
@@ -221,15 +211,12 @@ def continue_down(solve, start, x, heights, signs: dict | None = None, config: B
     status = np.where(st == Status.CONVERGED, Status.CONVERGED, st).astype(np.int64)
     good = (status == Status.CONVERGED) & _on_branch(X, signs or {}, cfg.branch_tol)
     status[~good & (status == Status.CONVERGED)] = Status.UNRESOLVED
-    for h0, h1 in zip(hs[:-1], hs[1:], strict=True):
-        alive = status == Status.CONVERGED
-        if not np.any(alive):
-            break
-        Xa, sta, resa = _advance(solve, x[alive], np.full(alive.sum(), h0), np.full(alive.sum(), h1), X[alive],
-                                 signs or {}, cfg, 0)
-        X[alive] = Xa
-        status[alive] = sta
-        res[alive] = resa
+    alive = np.flatnonzero(status == Status.CONVERGED)
+    if alive.size and hs.size > 1:
+        solve_at, accept = _rungs(solve, x, signs or {}, cfg)
+        ladder = np.repeat(hs[:, None], alive.size, axis=1)
+        X[alive], status[alive], res[alive], _ = follow_ladder(solve_at, accept, alive, X[alive], res[alive], ladder,
+                                                               _geometric_midpoint, cfg.max_refinements)
     return X, status, res
 
 
@@ -251,21 +238,12 @@ def continue_to_axis(solve, start, x, scale: float, unknowns: tuple, signs: dict
         idx = np.flatnonzero(near)
         target = 1e-6 * np.abs(x[idx])
         steps = int(np.ceil(np.max(np.log(hs[-1] / target) / -np.log(cfg.ratio))))
-        h_prev = np.full(idx.size, hs[-1])
-        Xs = X[idx]
-        alive = status[idx] == Status.CONVERGED  # still descending
-        for k in range(1, steps + 1):
-            h_next = hs[-1] * (target / hs[-1]) ** (k / steps)
-            if not np.any(alive):
-                break
-            Xa, sta, resa = _advance(solve, x[idx][alive], h_prev[alive], h_next[alive], Xs[alive], signs or {}, cfg, 0)
-            ok = sta == Status.CONVERGED
-            sub = np.flatnonzero(alive)
-            Xs[sub[ok]] = Xa[ok]
-            res[idx[sub[ok]]] = resa[ok]
-            h_prev[sub[ok]] = h_next[sub[ok]]
-            alive[sub[~ok]] = False  # stop descending; keep the value at the last height reached
-        X[idx], height[idx] = Xs, h_prev
+        ladder = np.vstack([np.full(idx.size, hs[-1])] + [hs[-1] * (target / hs[-1]) ** (k / steps)
+                                                          for k in range(1, steps + 1)])
+        solve_at, accept = _rungs(solve, x, signs or {}, cfg)
+        # a failed rung stops the descent; the value at the last height reached is kept
+        X[idx], _, res[idx], height[idx] = follow_ladder(solve_at, accept, idx, X[idx], res[idx], ladder,
+                                                         _geometric_midpoint, cfg.max_refinements, keep_last=True)
     if cfg.boundary:
         ok = (status == Status.CONVERGED) & (np.abs(x) > 1e-12 * scale)
         if np.any(ok):
