@@ -13,6 +13,8 @@ iteration counts and the rank of the mean span, 1e-9 on the functions of κ).
 
 from __future__ import annotations
 
+import ast
+import collections
 import math
 from pathlib import Path
 
@@ -277,4 +279,12 @@ def test_one_rendered_module_defines_every_placeholder():
     for template in (KERNEL_TEMPLATE, *INCLUDED):
         missing = {name for name in placeholders(template) if not hasattr(mod, name)}
         assert not missing, (template.name, missing)
-    assert "sys.modules[" not in Path(mod.__file__).read_text()         # nothing bound to another module
+    source = Path(mod.__file__).read_text()
+    assert "sys.modules[" not in source                                  # nothing bound to another module
+    defined = collections.Counter()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            defined[node.name] += 1
+        elif isinstance(node, ast.Assign):
+            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    assert [name for name, count in defined.items() if count > 1] == []   # no included kernel shadows another

@@ -4,8 +4,8 @@ The equations are those of :mod:`asymptotics.theory.large_step.spike_mean_block`
 (``docs/large-step-exact.md``): at finite width N one SPD system on the κ nodes,
 (I + √B (N𝒢 + β diag(κ) M diag(κ)) √B) √B x = √B h; at N = ∞ the B-weighted projection of h on the
 complement of the mean span (singular values below ``rcond`` of the largest dropped), then ω0 by
-least squares on the kept span. Rendered by :mod:`.compiled`, the placeholders bound to the dense
-and spectral modules. Both functions return (x = h − ω̄, ω0, t, t̂, ĝ0, rank, residual, ok).
+least squares on the kept span. Included by :mod:`.compiled` in the one fixed-point module, beside
+the dense and spectral templates whose kernels its placeholders name. Both functions return (x = h − ω̄, ω0, t, t̂, ĝ0, rank, residual, ok).
 """
 
 import math
@@ -13,9 +13,9 @@ import math
 import numpy as np
 from numba import njit
 
-# placeholders: bound by rendering
+# placeholders: included
 from ._dense_template import cholesky_upper, matmul, matmul_tn, matvec, rmatvec, spd_solve, weighted_gram
-from ._spectral_template import truncated_svd  # placeholders: bound by rendering
+from ._spectral_template import truncated_svd  # placeholders: included
 
 # ---- kernels (copied into the rendered module) ----
 

@@ -1,9 +1,10 @@
 r"""The compiled kernels of the large-step fixed point and the call into them.
 
-:func:`kernels` renders ``_kernel_template.py`` (the response map as the problem of the numerics Anderson, the variance
-equations and a path over λ with continuation) through :func:`asymptotics.rendering.templates.load_template`
-into one module that *includes* the templates its placeholders name (:data:`INCLUDED`): the numerics
-layer's small dense linear algebra, ``_dense_template.py`` (row-blocked dense linear algebra),
+:func:`kernels` renders ``_kernel_template.py`` (the response map as the problem of the numerics
+layer's Anderson, the variance equations and a path over λ with continuation) through
+:func:`asymptotics.rendering.templates.load_template` into one module that *includes* the templates
+its placeholders name (:data:`INCLUDED`): the numerics layer's small dense linear algebra and
+Anderson acceleration, ``_dense_template.py`` (row-blocked dense linear algebra),
 ``_spectral_template.py`` (extreme eigenvalues, truncated SVD) and ``_mean_block_template.py`` (the
 spike–mean block). The module lives in the user cache with its numba machine code, so a second
 process starts without compiling; a change in any of these files renames it.
@@ -34,8 +35,8 @@ KERNEL_TEMPLATE = _HERE / "_kernel_template.py"
 #: template and of these is a kernel or constant of one of them): small dense linear algebra and
 #: Anderson acceleration (numerics), row-blocked dense algebra, eigenvalues and truncated SVD, the
 #: spike–mean block
-INCLUDED = (SMALL_LINALG, NUMERICS_TEMPLATES / "anderson.py", _HERE / "_dense_template.py", _HERE / "_spectral_template.py",
-            _HERE / "_mean_block_template.py")
+INCLUDED = (SMALL_LINALG, NUMERICS_TEMPLATES / "anderson.py", _HERE / "_dense_template.py",
+            _HERE / "_spectral_template.py", _HERE / "_mean_block_template.py")
 
 #: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
 MEAN_SPAN_RCOND = 1e-13
