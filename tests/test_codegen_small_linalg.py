@@ -1,5 +1,7 @@
-"""The one compiled small dense solve (``rendering/templates/small_linalg.py``) against LAPACK, its
-two pivot contracts, the Jacobi rotation, and how templates include it and name placeholders.
+"""The Gaussian elimination and Jacobi kernels of ``rendering/templates/small_linalg.py`` (an older copy of
+those of ``numerics/templates/dense_linalg.py``) against LAPACK, their two pivot contracts, the Jacobi
+rotation, and how templates include the numerics ``dense_linalg.py`` (:data:`SMALL_LINALG`) and name
+placeholders. (``dense_linalg.py`` itself: tests/test_numerics_anderson_linalg.py.)
 """
 
 import math

@@ -1,8 +1,9 @@
-"""The template files of asymptotics.codegen, imported directly with their hand-written
+"""The template files of :mod:`asymptotics.rendering.templates`, imported directly with their hand-written
 placeholders (reference systems with closed forms), and the same kernels rendered from sympy.
 
-The stopping rule is checked where a test scaled by the unknowns fails deterministically: the
-placeholder system of ``system_solvers.py`` is F = (a² − 2q², ab − 2kq), a = q√2, b = k√2, and for
+The stopping rule (of the numerics Newton that a lowered system's module includes) is checked where a
+test scaled by the unknowns fails deterministically: the placeholder system of ``system_solvers.py``
+is F = (a² − 2q², ab − 2kq), a = q√2, b = k√2, and for
 q a power of two a² − 2q² never vanishes in float64 (√2 is irrational; a = q·x scales the
 rounding of x² exactly) while its smallest value near the root, ≈ 2.7e-16·q², exceeds
 rtol·|a| ≈ 1.4e-13·q once q ≳ 10³. (The numerics Newton and continuation kernels imported directly:

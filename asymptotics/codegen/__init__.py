@@ -5,10 +5,12 @@ renderer, the module cache) is the layer-0 package :mod:`asymptotics.rendering`;
 imports it, never the reverse. Its names are forwarded here for convenience.
 
 * :func:`lower` — an :class:`~asymptotics.symbolic.EquationSystem` rendered to a compiled module
-  on disk (:mod:`asymptotics.codegen.systems`), from the template
-  ``rendering/templates/system_solvers.py``;
+  on disk (:mod:`asymptotics.codegen.systems`): its printed functions compiled by the template
+  ``rendering/templates/system_solvers.py``, with the numerics layer's Newton and continuation
+  (``numerics/templates/{newton,continuation}.py``) included;
 * :class:`NumbaExprPrinter`, :func:`prepare`, :func:`safe_name` — the one printer
-  (:mod:`asymptotics.rendering.printing`);
+  (:mod:`asymptotics.rendering.printing`; targets generic, real, numpy, mpmath), which prints the
+  ``sympy.codegen.ast`` statements of :mod:`asymptotics.codegen.expressions`;
 * :mod:`asymptotics.rendering.templates` — real template files and their rendering;
 * :mod:`asymptotics.codegen.newton_map` — elementwise two-unknown Newton maps (route C);
 * :mod:`asymptotics.rendering.modules` — the on-disk module cache (one header, one cache key).

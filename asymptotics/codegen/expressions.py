@@ -17,7 +17,7 @@ generated code is assembled from strings.
   (the lowered systems, :mod:`asymptotics.codegen.systems`);
 * :func:`equation_terms`, :func:`scale_function` — the size of each equation's terms,
   s_i = Σ_k |t_ik| over the terms of F_i = Σ_k t_ik (the arguments of the prepared ``Add``), that
-  the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers` uses; the sum is
+  the stopping rule of :mod:`asymptotics.numerics.templates.newton` uses; the sum is
   accumulated left to right (:func:`size_statements`).
 
 >>> import sympy as sp

@@ -1,9 +1,10 @@
 r"""The one status vocabulary of every solver, compiled kernel and theory driver.
 
-One status vocabulary for the whole package, in the numerics layer (the compiled algorithm
-templates return its integer codes) (:class:`Status`): the Python solvers, the compiled
-kernels (which return the integer code; see ``asymptotics/rendering/templates/system_solvers.py``)
-and the theory drivers all report one of these, and a result row shows its :attr:`Status.label`.
+One status vocabulary for the whole package (:class:`Status`), in the numerics layer: the Python
+solvers (:mod:`asymptotics.solvers`, which re-exports it), the compiled kernels (which return the
+integer code; see the algorithm templates of ``asymptotics/numerics/templates/``: ``newton.py``,
+``continuation.py``, ``anderson.py``) and the theory drivers all report one of these, and a result
+row shows its :attr:`Status.label`.
 
 ====  =================  ==========================================================================
 code  label              meaning

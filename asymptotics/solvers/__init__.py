@@ -12,15 +12,19 @@ status, at_roundoff_floor) and raises :class:`~asymptotics.errors.ConvergenceErr
 unless ``on_failure="return"``. Convergence is always tested on the residual,
 ``|r_i| <= atol + rtol·s_i`` componentwise with s_i the size of the terms of component i (|x_i|,
 or a ``scale`` function); Newton also accepts a root at the round-off floor
-(:mod:`asymptotics.solvers.result`, :mod:`asymptotics.solvers.newton`). One status vocabulary:
-:class:`Status`.
+(:mod:`asymptotics.solvers.newton`). One status vocabulary: :class:`Status`, defined in
+:mod:`asymptotics.numerics.status` and re-exported here. These are the plain-Python twins of the
+numerics layer's compiled algorithms (``asymptotics/numerics/templates/``): :mod:`.newton` of
+``newton.py``, :mod:`.fixed_point` of ``anderson.py``, :mod:`.continuation` (``continuation``,
+``continue_parameter``, ``follow_ladder``, ``advance``) of ``continuation.py``.
 
 Derived systems (:mod:`asymptotics.symbolic`) compiled and solved over grids:
 :func:`compile_system` → :class:`CompiledSystem` (``.solve(**params)``, ``.solve_grid(**arrays)``).
-The compiled Newton, its round-off stopping rule and the grid driver are one template,
-``asymptotics/rendering/templates/system_solvers.py``, rendered into every lowered system's module
-by :func:`asymptotics.codegen.lower` (numba caches a kernel bound to module-level functions across
-processes, but not one that takes compiled callables as arguments).
+The compiled Newton, its round-off stopping rule, the continuation and the grid drivers are the
+numerics templates ``asymptotics/numerics/templates/{newton,continuation}.py``, included in every
+lowered system's module by :func:`asymptotics.codegen.lower` beside the system's printed functions
+(``asymptotics/rendering/templates/system_solvers.py`` compiles those): numba caches a kernel bound
+to module-level functions across processes, but not one that takes compiled callables as arguments.
 
 >>> from asymptotics.solvers import fixed_point, Anderson
 >>> r = fixed_point(lambda m, z, p: 1 / (-z + p / (1 + m)), 1.0, args=(-0.5, 0.5), solver=Anderson())

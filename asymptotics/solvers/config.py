@@ -2,7 +2,7 @@
 
 Every configuration carries the residual tolerances ``atol`` and ``rtol``: a solver stops when
 every component of the residual satisfies ``|r_i| <= atol + rtol·s_i``, s_i the size of the terms
-of component i (|x_i| unless a ``scale`` function is given; see :mod:`asymptotics.solvers.result`),
+of component i (|x_i| unless a ``scale`` function is given; see :mod:`asymptotics.numerics.status`),
 and, for iterations, at least ``min_steps`` iterations were made — never on the step size alone.
 Newton also accepts a root at the round-off floor (:mod:`asymptotics.solvers.newton`).
 

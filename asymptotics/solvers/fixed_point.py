@@ -11,6 +11,10 @@ i: |x_i| by default (x_i and g_i(x) ≈ x_i are the terms of g_i(x) − x_i), or
 when the map is a sum of much larger terms. The returned value is the iterate ``x`` at which the
 test passed (not the untested ``g(x)``).
 
+This is the plain-Python twin (for callables, complex and object arithmetic) of the one compiled
+Anderson solve, ``anderson_solve`` of ``asymptotics/numerics/templates/anderson.py``, which a
+compiled theory includes and calls on its placeholder ``fixed_point_map``.
+
 >>> from asymptotics.solvers import fixed_point, FixedPoint
 >>> r = fixed_point(lambda m: 1 / (0.5 + 0.5 / (1 + m)), 1.0)   # MP m̄ at z = −0.5, ψ2 = 0.5
 >>> round(r.value, 10), r.converged

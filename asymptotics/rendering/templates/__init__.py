@@ -16,22 +16,29 @@ The result is written to a module named by the hash of its whole source
 ``numba.njit(cache=True)`` keeps the machine code between processes: a compiled callable passed
 as an *argument* could not be cached, a module-level global can.
 
-The template files of the package live in this folder:
+The template files of this folder specialise code to a problem; the algorithms themselves are the
+numerics layer's templates (``asymptotics/numerics/templates/``: ``newton.py``, ``continuation.py``,
+``anderson.py``, ``dense_linalg.py``, ``quadrature.py``), which a rendered module *includes*
+(``include=``: their kernels copied in front of the template's own, in the order given):
 
-* ``system_solvers.py`` — Newton with line search, the round-off stopping rule, continuation
-  and the grid driver of every lowered equation system (:mod:`asymptotics.codegen.systems`);
+* ``system_solvers.py`` — a lowered equation system's printed functions (residual, term sizes,
+  Jacobian, outputs, start) compiled for the numerics Newton and continuation it includes
+  (:mod:`asymptotics.codegen.systems`);
 * ``newton_map_grid.py`` — an elementwise two-unknown Newton map in the log-unknowns (step, 2×2
   Cramer solve, tangents, scaled residual, grid loops) over printed per-point expressions
   (:mod:`asymptotics.codegen.newton_map`, route C of the one-step risks);
 * ``activation.py`` — an activation's σ, σ', σ'' compiled, vectorised and in mpmath, over the
-  expressions printed by the one printer's targets (:mod:`asymptotics.activations.lowering`);
-* ``small_linalg.py`` — Gaussian elimination with partial pivoting, *included* (``include=``: its
-  kernels copied in front of the template's) by every template that solves a small dense system.
+  expressions printed by the one printer's targets (:mod:`asymptotics.activations.lowering`).
+
+:data:`SMALL_LINALG` names the numerics layer's ``dense_linalg.py`` (Gaussian elimination with
+partial pivoting, the one-sided Jacobi SVD, minimum-norm least squares, the 2×2 spectral radius),
+included by every template that solves a small dense system. (``small_linalg.py`` in this folder is
+an older copy of its elimination and Jacobi kernels that no rendered module includes.)
 
 A placeholder is a function defined above the marker, or a name imported there by a relative
-import (``from .small_linalg import gauss_solve``: the template runs as plain Python with the
-real function, and the rendered module gets it from a binding, a definition or an include —
-relative imports are never copied).
+import (``from .dense_linalg import gauss_solve`` in a numerics template: the template runs as plain
+Python with the real function, and the rendered module gets it from a binding, a definition or an
+include — relative imports are never copied).
 
 Printed definitions are plain Python; the template compiles them (``f = njit(cache=True)(f)``
 below the marker), so that no numba source is ever kept in a Python string.
@@ -56,13 +63,13 @@ MARKER = "# ---- kernels (copied into the rendered module) ----"
 
 #: The folder of the package's template files.
 TEMPLATES = Path(__file__).resolve().parent
-#: Template of the solver loops of a lowered equation system.
+#: Template of a lowered equation system's compiled functions (the solvers are the numerics templates it includes).
 SYSTEM_SOLVERS = TEMPLATES / "system_solvers.py"
 #: Template of an elementwise two-unknown Newton map over a grid (route C).
 NEWTON_MAP_GRID = TEMPLATES / "newton_map_grid.py"
 #: Template of an activation's compiled, numpy and mpmath functions.
 ACTIVATION = TEMPLATES / "activation.py"
-#: Template of the small dense solve, included by the templates that call it.
+#: The numerics layer's small dense linear algebra, included by the templates that call it.
 SMALL_LINALG = TEMPLATES.parent.parent / "numerics" / "templates" / "dense_linalg.py"
 
 

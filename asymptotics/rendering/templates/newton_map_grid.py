@@ -9,7 +9,7 @@ the marker line on (see :mod:`asymptotics.rendering.templates`):
     the equations and their Jacobian J = ∂F/∂g at g and row i of P;
 ``finish_terms(g0, g1, P, i)`` → (F, J, ∂F/∂s) (eight numbers; ∂F/∂s = 0 without a source);
 ``term_sizes(g0, g1, P, i)`` → (s_0, s_1)
-    s_k = Σ |terms of F_k| (the stopping rule of :mod:`asymptotics.rendering.templates.system_solvers`);
+    s_k = Σ |terms of F_k| (the stopping rule of :mod:`asymptotics.numerics.templates.newton`);
 ``point_outputs(g0, g1, t0, t1, P, i, Y)``
     the outputs into row i of Y, given the tangents t = dg/ds.
 

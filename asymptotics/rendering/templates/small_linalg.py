@@ -1,10 +1,11 @@
-r"""Template: Gaussian elimination with partial pivoting, the one compiled dense solve of small systems.
+r"""Superseded: an older copy of the Gaussian elimination and Jacobi kernels of the numerics layer.
 
-A template (:mod:`asymptotics.rendering.templates`) without placeholders. It is imported as a plain
-module where a kernel of the package needs it (``system_solvers.py`` imported directly) and copied
-into a rendered module by ``render_template(..., include=(SMALL_LINALG,))`` (the spiked-RF linear
-algebra, the large-step dense algebra, every lowered equation system), so that the module's name,
-the hash of its whole source, changes with this file.
+The one small dense linear algebra of the package is ``asymptotics/numerics/templates/dense_linalg.py``
+(:data:`asymptotics.rendering.templates.SMALL_LINALG` names it): that is the file every rendered
+module includes (``render_template(..., include=(SMALL_LINALG,))``: the lowered equation systems,
+the spiked-RF and large-step kernels). No rendered module includes this one and no module of the
+package imports it; only ``tests/test_codegen_small_linalg.py`` still imports it directly. Its
+kernels below have the same arithmetic as those of ``dense_linalg.py``:
 
 * :func:`pivot_row` — the pivot of a column (the first row with the largest modulus);
 * :func:`swap_rows`, :func:`swap_entries` — row exchanges of a matrix, of a vector;
