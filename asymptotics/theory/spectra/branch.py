@@ -9,7 +9,9 @@ solution **continuously from a height where the large-|z| start is exact** down 
   ratio r = ``ratio``) down to y_f = ``final_height``·scale; at each height Newton (or the level
   solver given) starts from the solution of the previous height at the same x;
 * a level that fails from its predecessor is split at the geometric midpoint, at most
-  ``max_refinements`` times;
+  ``max_refinements`` times (the ladder and its splitting are the plain-Python continuation
+  :func:`asymptotics.solvers.continuation.follow_ladder`; this module gives it the heights, the
+  level solve and the branch test);
 * at every height the **branch test** Im g ≥ −tol is checked for the traces named in ``signs``
   (a Stieltjes trace has Im g > 0 on ℂ₊); leaving it is reported as a failure, never passed on;
 * points with |x| < 10⁴·y_f (next to a hard edge or an atom at 0) continue further, to 10⁻⁶·|x|
