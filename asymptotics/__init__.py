@@ -54,7 +54,7 @@ def __getattr__(name):
 
         return Result
     if name == "Status":
-        from .solvers.result import Status
+        from .numerics.status import Status
 
         return Status
     raise AttributeError(f"module 'asymptotics' has no attribute {name!r}")

@@ -1,7 +1,6 @@
-"""The Gaussian elimination and Jacobi kernels of ``rendering/templates/small_linalg.py`` (an older copy of
-those of ``numerics/templates/dense_linalg.py``) against LAPACK, their two pivot contracts, the Jacobi
-rotation, and how templates include the numerics ``dense_linalg.py`` (:data:`SMALL_LINALG`) and name
-placeholders. (``dense_linalg.py`` itself: tests/test_numerics_anderson_linalg.py.)
+"""The Gaussian elimination and Jacobi rotation of ``numerics/templates/dense_linalg.py`` against LAPACK,
+their two pivot contracts, and how templates include it (:data:`SMALL_LINALG`) and name placeholders.
+(Its SVD, least squares and the Anderson solve: tests/test_numerics_anderson_linalg.py.)
 """
 
 import math
@@ -9,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from asymptotics.numerics.templates import dense_linalg as sl
 from asymptotics.numerics.templates import newton as nt
 from asymptotics.rendering.templates import (
     MARKER,
@@ -18,7 +18,6 @@ from asymptotics.rendering.templates import (
     placeholders,
     render_template,
 )
-from asymptotics.rendering.templates import small_linalg as sl
 
 
 @pytest.mark.parametrize("n, m", [(1, 1), (2, 1), (5, 3), (12, 4)])

@@ -131,7 +131,8 @@ def _non_docstring_strings(tree):
 
 
 @pytest.mark.parametrize("folder", ["asymptotics/codegen", "asymptotics/solvers", "asymptotics/symbolic",
-                                    "asymptotics/activations", "asymptotics/random_matrix"])
+                                    "asymptotics/activations", "asymptotics/numerics",
+                                    "asymptotics/rendering", "asymptotics/theory"])
 def test_no_numba_source_in_python_strings(folder):
     """Generated code comes from template files; printed expressions are plain Python."""
     files = sorted((ROOT / folder).rglob("*.py"))

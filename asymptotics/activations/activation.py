@@ -167,7 +167,7 @@ class Activation:
         """σ'' as a scalar ``numba.njit`` function (0 at kinks' distributional parts)."""
         return self._module.d2f
 
-    def specialise(self, template, *, raw: bool = False, prefix: str = "kern"):
+    def specialise(self, template, *, raw: bool = False, prefix: str = "kern", include: tuple = ()):
         """Compiled kernels of a template file specialised to this activation.
 
         ``template`` is a real Python file (see :mod:`asymptotics.rendering.templates`) whose
@@ -176,6 +176,8 @@ class Activation:
         when ``raw``). The module is rendered once per (template, activation) into the user cache
         and its numba machine code is cached, so a second process starts without compiling.
         This is the one public way for compiled code elsewhere to call an activation.
+        ``include``: template files whose kernels are copied in (e.g. the numerics quadrature,
+        :data:`asymptotics.numerics.templates.QUADRATURE`).
         """
         module = self._raw_mod if raw else self._module
         bindings = {
@@ -184,7 +186,8 @@ class Activation:
             "d2sigma": (module.__name__, "d2f"),
         }
         origin = f"activation {self.name!r}, centered={self.centered and not raw}"
-        return _specialised(Path(template), tuple(sorted(bindings.items())), origin, prefix)
+        return _specialised(Path(template), tuple(sorted(bindings.items())), origin, prefix,
+                            tuple(Path(t) for t in include))
 
     def mpmath(self, raw: bool = False):
         """``(σ, σ')`` as functions of an mpmath number, for high-precision quadrature (of the raw,
@@ -389,10 +392,10 @@ def resolve_activation(spec, *, center: bool = True, name: str = "activation") -
 
 
 @lru_cache(maxsize=256)
-def _specialised(template: Path, bindings: tuple, origin: str, prefix: str):
+def _specialised(template: Path, bindings: tuple, origin: str, prefix: str, include: tuple = ()):
     from ..rendering.templates import load_template
 
-    return load_template(template, dict(bindings), origin, prefix)
+    return load_template(template, dict(bindings), origin, prefix, include=include)
 
 
 def activation(spec: str | Activation, center: bool = True) -> Activation:

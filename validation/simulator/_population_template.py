@@ -20,7 +20,7 @@ being one matrix product (see :func:`validation.simulator.quadrature.conditional
 import numpy as np
 from numba import njit, prange
 
-from asymptotics.numerics.templates.quadrature import gaussian_node
+from asymptotics.numerics.templates.quadrature import gaussian_node  # placeholder: included
 
 
 def sigma(x):  # placeholder: replaced by the student's compiled σ in the rendered module

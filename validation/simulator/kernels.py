@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from asymptotics.activations import Activation
+from asymptotics.numerics.templates import QUADRATURE
 
 __all__ = ["student_kernels", "population_kernels", "TEMPLATE", "POPULATION_TEMPLATE"]
 
@@ -36,4 +37,4 @@ def student_kernels(act: Activation) -> ModuleType:
 def population_kernels(act: Activation) -> ModuleType:
     """The kernel module of the exact population risk for the student ``act``
     (conditional_hermite, sigma_values)."""
-    return act.specialise(POPULATION_TEMPLATE, prefix="simpop")
+    return act.specialise(POPULATION_TEMPLATE, prefix="simpop", include=(QUADRATURE,))

@@ -23,3 +23,13 @@ from pathlib import Path
 
 #: The folder of the numerics templates.
 FOLDER = Path(__file__).resolve().parent
+#: The small dense linear algebra (no placeholders).
+DENSE_LINALG = FOLDER / "dense_linalg.py"
+#: Newton with line search (placeholders ``residual``, ``residual_scale``, ``jacobian``).
+NEWTON = FOLDER / "newton.py"
+#: Continuation and the grid drivers (with :data:`NEWTON`).
+CONTINUATION = FOLDER / "continuation.py"
+#: Anderson acceleration (placeholder ``fixed_point_map``).
+ANDERSON = FOLDER / "anderson.py"
+#: Composite Gauss–Legendre against the Gaussian density (no placeholders).
+QUADRATURE = FOLDER / "quadrature.py"

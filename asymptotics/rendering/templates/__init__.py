@@ -32,13 +32,15 @@ numerics layer's templates (``asymptotics/numerics/templates/``: ``newton.py``, 
 
 :data:`SMALL_LINALG` names the numerics layer's ``dense_linalg.py`` (Gaussian elimination with
 partial pivoting, the one-sided Jacobi SVD, minimum-norm least squares, the 2×2 spectral radius),
-included by every template that solves a small dense system. (``small_linalg.py`` in this folder is
-an older copy of its elimination and Jacobi kernels that no rendered module includes.)
+included by every template that solves a small dense system.
 
 A placeholder is a function defined above the marker, or a name imported there by a relative
-import (``from .dense_linalg import gauss_solve`` in a numerics template: the template runs as plain
-Python with the real function, and the rendered module gets it from a binding, a definition or an
-include — relative imports are never copied).
+import (``from .dense_linalg import gauss_solve`` in a numerics template) or from a numerics
+template (``from asymptotics.numerics.templates.quadrature import gaussian_node``, the form a
+template outside the package uses): the template runs as plain Python with the real function, and
+the rendered module gets it from a binding, a definition or an include — such imports are never
+copied, so the included kernels are part of the rendered source and of its hash (numba's cache of
+a module that *imported* a compiled function would not see that function change).
 
 Printed definitions are plain Python; the template compiles them (``f = njit(cache=True)(f)``
 below the marker), so that no numba source is ever kept in a Python string.
@@ -57,6 +59,9 @@ from types import ModuleType
 
 __all__ = ["MARKER", "TEMPLATES", "SYSTEM_SOLVERS", "NEWTON_MAP_GRID", "ACTIVATION", "SMALL_LINALG",
            "render_template", "load_template", "template_body", "placeholders", "kernel_names"]
+
+#: An absolute import from a numerics template names placeholders (included, never copied).
+TEMPLATE_IMPORT = "from asymptotics.numerics.templates."
 
 #: Everything of a template from this line on is copied into the rendered module.
 MARKER = "# ---- kernels (copied into the rendered module) ----"
@@ -79,9 +84,15 @@ def template_body(text: str, name: str = "template") -> tuple[str, str]:
     from the marker on."""
     if MARKER not in text:
         raise ValueError(f"{name} has no marker line {MARKER!r}")
+    import ast
+
     head = text[: text.index(MARKER)]
-    imports = [ln for ln in head.splitlines()
-               if ln.startswith(("import ", "from ")) and "__future__" not in ln and not ln.startswith("from .")]
+    imports = []
+    for node in ast.parse(head, name).body:  # statements, not lines: a docstring may begin a line "from …"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            line = ast.unparse(node)
+            if not (line.startswith(("from .", TEMPLATE_IMPORT)) or "__future__" in line):
+                imports.append(line)
     return "\n".join(imports), text[text.index(MARKER) :]
 
 
@@ -93,7 +104,7 @@ def placeholders(template: Path) -> set[str]:
     tree = ast.parse(Path(template).read_text().split(MARKER)[0])
     names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level > 0:
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or f"from {node.module} ".startswith(TEMPLATE_IMPORT)):
             names.update(a.asname or a.name for a in node.names)
     return names
 

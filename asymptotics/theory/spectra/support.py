@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics.quadrature import legendre_rule
 from ...solvers import Status
 
 __all__ = ["Edge", "Support", "density", "find_support", "atom_at_zero", "bulk_mass", "default_grid", "evaluate_bulk"]
@@ -219,8 +220,8 @@ def bulk_mass(bulk, intervals, nodes: int = 12, tol: float = 1e-10, max_levels: 
     adaptive composite Gauss–Legendre rule in t (``nodes`` and 2·``nodes`` per panel; a panel whose
     two values differ by more than ``tol`` is split in two). At a hard edge at 0 the piece
     [0, 10⁻⁷·scale] is 2ερ(ε) (ρ ∝ 1/√x there)."""
-    g1, w1 = np.polynomial.legendre.leggauss(nodes)
-    g2, w2 = np.polynomial.legendre.leggauss(2 * nodes)
+    g1, w1 = legendre_rule(nodes)
+    g2, w2 = legendre_rule(2 * nodes)
     total = 0.0
     for a, b in intervals:
         if a == 0.0:  # a hard edge at 0, ρ ≈ C/√x: ∫_0^ε ρ = 2ερ(ε) with ε = 10⁻⁷·scale

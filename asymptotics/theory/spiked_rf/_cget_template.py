@@ -16,8 +16,7 @@ z ~ N(0, 1), on one fixed rule (docs/spiked-rf.md, "How it is computed"):
 * :func:`moments_split` — composite Gauss–Legendre on [−12, 12] with unit panels split, row by
   row, where a_i + b z crosses a kink of σ (z = (k − a_i)/b): ReLU-type σ integrated to rounding;
   the panels and nodes are those of the numerics layer's rule
-  (``asymptotics/numerics/templates/quadrature.py``, imported by the rendered module until
-  ``Activation.specialise`` includes templates);
+  (``asymptotics/numerics/templates/quadrature.py``, included in the rendered module);
 * :func:`values` — b = 0: g is the constant σ(a_i) (E g = σ, E[z g] = 0, E g² = σ²).
 
 Each row is one sequential sum. The arithmetic is the one of the plain-numpy rule it replaces, term by term.
@@ -28,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges
+from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges  # placeholders: included
 
 
 def sigma(x):  # placeholder: replaced by the activation's compiled σ in the rendered module

@@ -46,7 +46,7 @@ _ORIGIN = "asymptotics.theory.spiked_rf"
 @lru_cache(maxsize=64)
 def moment_kernels(act: Activation):
     """The moment kernels specialised to the (centred) activation ``act``."""
-    return act.specialise(CGET_TEMPLATE, raw=False, prefix="srf_cget")
+    return act.specialise(CGET_TEMPLATE, raw=False, prefix="srf_cget", include=(NUMERICS_TEMPLATES / "quadrature.py",))
 
 
 @lru_cache(maxsize=1)

@@ -24,8 +24,7 @@ The inner expectation uses either fixed nodes (trapezoidal or Gauss–Hermite; `
 composite Gauss–Legendre rule on [−L, L] whose panels are split at the student's kinks, shifted to
 z = k/a − m for each m (``mode`` 1), so kinked students (ReLU) are integrated to machine precision:
 the rule of the numerics layer (``asymptotics/numerics/templates/quadrature.py``: ``panel_edges``,
-``gaussian_node``; imported by the rendered module until ``Activation.specialise`` includes
-templates).
+``gaussian_node``, included in the rendered module).
 
 Status codes are those of :class:`asymptotics.solvers.Status`: converged, maximum steps,
 non-finite value, no stationary point in the bracket (the scan misled the refinement), best
@@ -38,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from asymptotics.numerics.status import Status
-from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges
+from asymptotics.numerics.templates.quadrature import gaussian_node, panel_edges  # placeholders: included
 
 
 def sigma(x):  # placeholder: replaced by the student's compiled σ in the rendered module

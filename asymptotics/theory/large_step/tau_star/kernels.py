@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ....activations import Activation
+from ....numerics.templates import QUADRATURE
 
 __all__ = ["TEMPLATE", "student_kernels"]
 
@@ -22,4 +23,4 @@ TEMPLATE = Path(__file__).with_name("_kernel_template.py")
 @lru_cache(maxsize=64)
 def student_kernels(student: Activation):
     """The kernel module specialised to the raw student σ (rendered and compiled on first use)."""
-    return student.specialise(TEMPLATE, raw=True, prefix="tau_star")
+    return student.specialise(TEMPLATE, raw=True, prefix="tau_star", include=(QUADRATURE,))
