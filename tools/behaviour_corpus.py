@@ -4,7 +4,8 @@
     python tools/behaviour_corpus.py compare [FILE]   # rerun and compare with the stored rows
 
 Theory numbers must agree to 1e-12 relative (absolute 1e-14 near zero); simulations are compared
-bit for bit (same seed, same thread count: NUMBA_NUM_THREADS=2 is set for every command). Metadata
+bit for bit (same seed, same thread count: NUMBA_NUM_THREADS=2 is set for every command). The stored
+corpus was recorded on the code before issue 32's redesign of the numerical core (commit 0d80e5d). Metadata
 (timings, dates, versions, solver iteration counts) is not compared: only the rows, and for
 `derive` the printed text.
 """
@@ -53,12 +54,6 @@ SIMULATE = [
     "simulate --protocol cui --student tanh --teacher tanh --d 200 --alpha 2 --alpha0 1 --beta 1 --eta-tilde 3 --lam 0.01 --seeds 2 --seed 7",
     "simulate --protocol srf --student tanh --teacher sin --d 200 --alpha 2 --beta 1 --c 1.5 --r 1 --gamma 0.7 --lam 0.01 --seeds 2 --seed 7",
 ]
-#: Since the simulator's test risk became the exact population risk (issue 14), the recorded
-#: Monte-Carlo numbers are reproduced by its Monte-Carlo path with the recorded thread count.
-SIMULATE_RECORDED_PATH = " --test-risk monte-carlo --blas-threads 2"
-#: validate rows whose simulated value is a test risk: measured exactly since issue 14, so their
-#: simulation, s.e. and z legitimately differ from the recording (theory and verdict still compared).
-RISK_WORDS = ("risk", "delta", "test_error", "RF")
 #: Columns that are error estimates of a rule changed on purpose (issue 15: the spiked-RF tables'
 #: trapezoid rule reports its own, smaller, estimate); the values they bound are still compared.
 ESTIMATES = ("quadrature_error",)
@@ -127,16 +122,6 @@ def _diff_rows(old, new, exact, label, problems, keymap=None, ignore=()):
                 problems.append(f"{label} row {i} {k}: {v!r} before, {rn[kn]!r} now")
 
 
-#: Columns renamed on purpose since the corpus was recorded (old name -> new name), by command.
-#: The τ* location ("interior", "zero", ...) moved from ``status`` to ``infimum_at`` when
-#: ``status`` became the solver status of the one vocabulary (asymptotics.solvers.Status).
-KEYMAPS = {
-    "theory tau-star": {"status": "infimum_at"},
-    "theory bounds": {"status": "infimum_at"},
-    "theory large-step": {"tau_status": "tau_infimum_at"},
-}
-
-
 #: Options refused on purpose since the corpus was recorded (issue 31: an option a command does not use
 #: is refused, not ignored), by command prefix: the recorded command is rerun without them.
 REFUSED_NOW = {
@@ -156,17 +141,13 @@ def _now(cmd: str) -> str:
     return " ".join(words)
 
 
-def _keymap(cmd: str) -> dict:
-    return next((m for prefix, m in KEYMAPS.items() if cmd.startswith(prefix)), {})
-
-
 def compare(path: Path) -> int:
     ref = json.loads(path.read_text())
     problems: list[str] = []
     for c, rows in ref["theory"].items():
-        _diff_rows(rows, _run(_now(c)), False, c, problems, _keymap(c), ignore=ESTIMATES)
+        _diff_rows(rows, _run(_now(c)), False, c, problems, ignore=ESTIMATES)
     for c, rows in ref["simulate"].items():
-        _diff_rows(rows, _run(c + SIMULATE_RECORDED_PATH), True, c, problems)
+        _diff_rows(rows, _run(c), True, c, problems)
     for name, text in ref["derive"].items():
         if _run(f"derive {name} --full", fmt_json=False) != text:
             problems.append(f"derive {name}: printed text differs")
@@ -178,9 +159,7 @@ def compare(path: Path) -> int:
         problems.append(f"validate: {len(old)} rows before, {len(new)} now")
     else:
         for i, (ro, rn) in enumerate(zip(old, new, strict=True)):
-            risky = any(w in str(ro.get("quantity", "")) for w in RISK_WORDS)
-            ignore = ("note", "description") + (("simulation", "se", "z", "tolerance") if risky else ())
-            _diff_rows([ro], [rn], False, f"validate row {i}", problems, ignore=ignore)
+            _diff_rows([ro], [rn], False, f"validate row {i}", problems, ignore=("note", "description"))
     for p in problems:
         print(p)
     print(f"{len(problems)} difference(s)")
