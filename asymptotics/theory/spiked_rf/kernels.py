@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...activations import Activation
-from ...numerics.templates import FOLDER as NUMERICS_TEMPLATES
+from ...numerics.templates import ANDERSON, QUADRATURE
 from ...rendering.templates import SMALL_LINALG
 
 __all__ = ["CGET_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "ANDERSON_TEMPLATE", "NUMERICS", "moment_kernels",
@@ -36,7 +36,7 @@ SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
 #: The template of the K-type reduced system.
 BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
 #: The numerics layer's compiled Anderson solve.
-ANDERSON_TEMPLATE = NUMERICS_TEMPLATES / "anderson.py"
+ANDERSON_TEMPLATE = ANDERSON
 #: The numerics templates included by both solver templates (dense linear algebra, Anderson).
 NUMERICS = (SMALL_LINALG, ANDERSON_TEMPLATE)
 
@@ -46,7 +46,7 @@ _ORIGIN = "asymptotics.theory.spiked_rf"
 @lru_cache(maxsize=64)
 def moment_kernels(act: Activation):
     """The moment kernels specialised to the (centred) activation ``act``."""
-    return act.specialise(CGET_TEMPLATE, raw=False, prefix="srf_cget", include=(NUMERICS_TEMPLATES / "quadrature.py",))
+    return act.specialise(CGET_TEMPLATE, raw=False, prefix="srf_cget", include=(QUADRATURE,))
 
 
 @lru_cache(maxsize=1)
