@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ExpressionError, ParameterError
 from .claim import Claim, ClaimVerdict
 from .decide import MAX_PRECISE, PRECISE_BUDGET, PRECISE_DPS, classify, decide_precisely, resolution
-from .evaluate import accepted, evaluate_points, point_key
+from .evaluate import accepted, evaluate_points
 from .pair import PairCheck
 from .search import DEFAULT_EVALS, DEFAULT_STARTS, local_search, units_of
 from .statement import parse_statement
@@ -258,8 +258,3 @@ def _confirm(claim: Claim, v: ClaimVerdict, root_seed: int) -> ClaimVerdict:
     point = {**dict(claim.fixed), **v.at}
     target = abs(v.value) / 4 if np.isfinite(v.value) and v.value != 0 else 0.01
     return dataclasses.replace(v, confirm=claim.confirm(claim, point, int(root_seed), float(target)))
-
-
-def point_of(verdict: ClaimVerdict) -> str:
-    """The counterexample's key (for stores and reports)."""
-    return point_key({k: v for k, v in verdict.at.items()})

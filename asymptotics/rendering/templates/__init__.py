@@ -141,8 +141,9 @@ def render_template(
     ``bindings`` maps a placeholder name to ``(module_name, attribute)``: in the rendered module
     ``name = sys.modules[module_name].attribute`` (the bound modules must be imported before the
     rendered module is). ``definitions`` is source text placed before the kernels (it must define
-    the remaining placeholders). ``include``: templates without placeholders whose imports and
-    kernels are copied in front of the definitions. ``origin`` and ``notes`` go into the header.
+    the remaining placeholders). ``include``: templates whose imports and kernels are copied in
+    front of the definitions (an included algorithm's own placeholders, e.g. ``fixed_point_map`` of
+    the numerics Anderson, are defined by ``template`` or ``definitions``). ``origin`` and ``notes`` go into the header.
     """
     from ..modules import header
 

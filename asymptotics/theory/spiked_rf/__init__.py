@@ -13,8 +13,9 @@ Modules (one concept each; sections of Cui et al. as summarised in docs/spiked-r
   fixed point calls, chosen once per solve [§4, §5, §7];
 - :mod:`.fixed_point` — the fixed point, continuation along α [§4]; :mod:`.solution` — the solution
   object;
-- :mod:`.compiled` — the compiled path (kernels of ``_solver_template.py``, ``_block_template.py``,
-  ``_linalg_template.py``, ``_cget_template.py``; loaded by :mod:`.kernels`);
+- :mod:`.compiled` — the compiled path (the problems of ``_solver_template.py`` and
+  ``_block_template.py``, handed to the numerics layer's Anderson solve and dense linear algebra,
+  which they include; the moments of ``_cget_template.py``; loaded by :mod:`.kernels`);
 - :mod:`.grid` — many models × β × λ × α in one compiled call; :mod:`.phase_diagram` — ε_g over
   (α, η̃) with the random-features error and the linear floor;
 - :mod:`.special_cases` — r = 0 (random features), α0 → ∞, the linear floor [§6];

@@ -10,8 +10,7 @@ G(λ) = q̂1 λ + q̂2 + t̂² F + ψ̂² H (docs/spiked-rf.md, "How it is compu
 F → βc and H → βλ, so every trace is one of five integrals against ν, all given by the MP
 Stieltjes transform at z = −s0/(vc) and its derivative: the resolvent moments of the numerics
 layer (:func:`asymptotics.numerics.marchenko_pastur.mp_resolvent_moments`, written once there,
-numpy and compiled; ``_moments_beta_le_1`` and ``mp_moments`` are re-exported here for the sRF
-kernels, which compile that source). Writing u = v c/s0 (s0 = λ_r + V̂2,
+numpy and compiled from one source; the sRF kernels bind its compiled form). Writing u = v c/s0 (s0 = λ_r + V̂2,
 v = V̂1) and x ~ MP(β):
 
     A0 = E 1/(1+ux) = m(−1/u)/u,  A1 = E x/(1+ux),  B0 = E 1/(1+ux)²,  B1 = E x/(1+ux)²,  B2 = E x²/(1+ux)².
@@ -36,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import ParameterError
-from ...numerics.marchenko_pastur import _moments_beta_le_1, mp_moments, mp_resolvent_moments  # noqa: F401
+from ...numerics.marchenko_pastur import mp_resolvent_moments
 
 __all__ = [
     "mp_resolvent_moments",
