@@ -38,7 +38,6 @@ def residual(x, p):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import sympy as sp
@@ -71,20 +70,6 @@ def constants(printer, values: Mapping) -> str:
     return printer.doprint(CodeBlock(*(Assignment(Identifier(k), String(repr(v))) for k, v in values.items())))
 
 
-def _legacy_unpack(lines) -> list[Assignment]:
-    """Unpack statements given as text lines ``"    name = array[k]"`` (the older calling form)."""
-    out = []
-    for line in lines:
-        if isinstance(line, Assignment):
-            out.append(line)
-            continue
-        m = re.fullmatch(r"\s*(\w+) = (\w+)\[(\d+)\]\s*", line)
-        if m is None:
-            raise ValueError(f"an unpack statement must be 'name = array[k]', got {line!r}")
-        out.append(Assignment(Identifier(m[1]), array(m[2])[int(m[3])]))
-    return out
-
-
 def cse_assignments(exprs, tag: str) -> tuple[list[Assignment], list[sp.Expr]]:
     """``(assignments, reduced)``: the common subexpressions of ``exprs`` as assignments to
     ``_<tag>0, _<tag>1, …`` (``sympy.cse``, basic optimisations) and the reduced expressions."""
@@ -112,10 +97,8 @@ def array_function(name, args, unpacked, exprs, printer, tag, dtype, shape=None)
 
     ``exprs`` is a list (a 1-D result of that length) or, with ``shape = (m, n)``, a list of
     ``((i, j), expr)`` pairs (a 2-D result); zero entries are left to ``numpy.zeros``.
-    ``unpacked`` are the body's first statements (:func:`unpack`; text lines ``"name = x[k]"``
-    are accepted too); ``dtype`` the result's dtype expression (``"x.dtype"``).
+    ``unpacked`` are the body's first statements (:func:`unpack`); ``dtype`` the result's dtype expression (``"x.dtype"``).
     """
-    unpacked = _legacy_unpack(unpacked)
     dims = (len(exprs),) if shape is None else tuple(shape)
     alloc = FunctionCall("numpy.zeros", [sp.Tuple(*dims) if shape is not None else dims[0], Identifier(dtype)])
     if not exprs:
@@ -162,7 +145,7 @@ def scale_function(name, args, unpacked, equations, printer, tag="s", prepared=F
     """Source lines of the function ``name(args)`` → the float64 array (Σ_k |t_ik|)_i over the
     equations (the size of each equation's terms)."""
     out = array("out")
-    body = [*_legacy_unpack(unpacked),
+    body = [*unpacked,
             Assignment(Identifier("out"), FunctionCall("numpy.zeros", [len(equations), Identifier("numpy.float64")])),
             *size_statements([out[i] for i in range(len(equations))], equations, tag, prepared),
             Return(Identifier("out"))]

@@ -57,7 +57,7 @@ from ..rendering.modules import DerivationIndex, code_hash, package_files
 from ..rendering.printing import NumbaExprPrinter, prepare, safe_name
 from ..rendering.templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
 from ..symbolic.system import EquationSystem
-from .expressions import array_function, scale_function
+from .expressions import array_function, constants, scale_function, unpack
 
 __all__ = ["lower", "render_module", "LoweredSystem", "SOLVER_TEMPLATES"]
 
@@ -111,31 +111,28 @@ def render_definitions(system: EquationSystem) -> str:
     out_exprs = system.output_expressions()
     O = [prepare(e) for e in out_exprs.values()]
     start = [prepare(system.start.get(u, sp.Integer(0))) for u in x]
-    unpack = [f"    {names[u]} = x[{i}]" for i, u in enumerate(x)] + [f"    {names[q]} = p[{i}]" for i, q in enumerate(p)]
+    unpacked = unpack({u: ("x", i) for i, u in enumerate(x)} | {q: ("p", i) for i, q in enumerate(p)})
     homotopy = (p.index(system.homotopy[0]), float(system.homotopy[1])) if system.homotopy else (-1, 0.0)
     lines = [
         "import numpy",
         "",
-        f"UNKNOWNS = {tuple(map(str, x))!r}",
-        f"PARAMETERS = {tuple(map(str, p))!r}",
-        f"OUTPUTS = {tuple(out_exprs)!r}",
-        f"N_OUTPUTS = {len(out_exprs)}",
-        f"HOMOTOPY = {homotopy!r}",
+        constants(printer, {"UNKNOWNS": tuple(map(str, x)), "PARAMETERS": tuple(map(str, p)),
+                            "OUTPUTS": tuple(out_exprs), "N_OUTPUTS": len(out_exprs), "HOMOTOPY": homotopy}),
         "",
         "",
-        *array_function("residual", "x, p", unpack, F, printer, "r", "x.dtype"),
+        *array_function("residual", "x, p", unpacked, F, printer, "r", "x.dtype"),
         "",
         "",
-        *scale_function("residual_scale", "x, p", unpack, F, printer, prepared=True),
+        *scale_function("residual_scale", "x, p", unpacked, F, printer, prepared=True),
         "",
         "",
-        *array_function("jacobian", "x, p", unpack, J, printer, "j", "x.dtype", shape=(n, n)),
+        *array_function("jacobian", "x, p", unpacked, J, printer, "j", "x.dtype", shape=(n, n)),
         "",
         "",
-        *array_function("outputs", "x, p", unpack, O, printer, "o", "x.dtype"),
+        *array_function("outputs", "x, p", unpacked, O, printer, "o", "x.dtype"),
         "",
         "",
-        *array_function("start", "p", unpack[n:], start, printer, "t", "p.dtype"),
+        *array_function("start", "p", unpacked[n:], start, printer, "t", "p.dtype"),
     ]
     return "\n".join(lines) + "\n"
 
