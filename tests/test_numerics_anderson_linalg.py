@@ -135,8 +135,8 @@ def test_singular_values_to_high_relative_accuracy():
     A = B * np.logspace(0, -12, 4)[None, :]
     W = A.copy()
     s = np.sort(dl.jacobi_svd(W, np.empty((4, 4))))[::-1]
-    mpmath.mp.dps = 50
-    ref = sorted((float(v) for v in mpmath.svd_r(mpmath.matrix(A.tolist()), compute_uv=False)), reverse=True)
+    with mpmath.workdps(50):
+        ref = sorted((float(v) for v in mpmath.svd_r(mpmath.matrix(A.tolist()), compute_uv=False)), reverse=True)
     np.testing.assert_allclose(s, ref, rtol=1e-13)
 
 
@@ -177,16 +177,17 @@ def test_spectral_radius_2x2_against_eigvals():
 
 def test_dottie_number_to_its_residual():
     """x = cos x (the template's own reference map, run as plain Python): the accepted iterate is
-    within its residual test of the root (|x − x*| ≤ |r|/|1 − G'(x*)|, G' = −sin x* ≈ −0.67)."""
-    mpmath.mp.dps = 30
-    root = float(mpmath.findroot(lambda t: mpmath.cos(t) - t, 0.7))
+    within its residual test of the root (r(x) = cos x − x, r' = −(1 + sin ξ), so
+    |x − x*| = |r|/(1 + sin ξ), ξ ≈ x* ≈ 0.739, 1 + sin x* ≈ 1.67)."""
+    with mpmath.workdps(30):
+        root = float(mpmath.findroot(lambda t: mpmath.cos(t) - t, 0.7))
     for atol in (1e-6, 1e-10, 1e-14):
         x = np.array([1.0, 0.0, -2.0, 3.0])
         status, its, res = plain_anderson.anderson_solve(x, (1.0,), _options(atol=atol, rtol=0.0))
         assert status == Status.CONVERGED and res <= atol
         r = np.cos(x) - x
         assert np.all(np.abs(r) <= atol)
-        assert np.all(np.abs(x - root) <= np.abs(r) / (1.0 - math.sin(root)) * 1.01 + 2 * EPS)
+        assert np.all(np.abs(x - root) <= (np.abs(r) + 2 * EPS) / (1.0 + math.sin(root)) * 1.01)
 
 
 def test_marchenko_pastur_fixed_point_closed_form(solver):
