@@ -127,6 +127,21 @@ def _included(include) -> tuple[list[str], list[str]]:
     return imports, bodies
 
 
+def _check_defined_once(sources: dict[str, str], bound=()) -> None:
+    """Raise ``ValueError`` when a function is defined by two of ``sources`` (name → source), or
+    is also a ``bound`` name: in the rendered module the later definition would silently replace
+    the earlier one."""
+    import ast
+
+    seen = dict.fromkeys(bound, "bindings")
+    for origin, text in sources.items():
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef):
+                if node.name in seen:
+                    raise ValueError(f"{node.name!r} is defined by both {seen[node.name]} and {origin}")
+                seen[node.name] = origin
+
+
 def render_template(
     template: Path,
     bindings: dict[str, tuple[str, str]] | None = None,
@@ -143,15 +158,21 @@ def render_template(
     rendered module is). ``definitions`` is source text placed before the kernels (it must define
     the remaining placeholders). ``include``: templates whose imports and kernels are copied in
     front of the definitions (an included algorithm's own placeholders, e.g. ``fixed_point_map`` of
-    the numerics Anderson, are defined by ``template`` or ``definitions``). ``origin`` and ``notes`` go into the header.
+    the numerics Anderson, are defined by ``template`` or ``definitions``); a function defined twice
+    (by two includes, an include and the template, …) or a template included twice is a
+    ``ValueError``, never a silent replacement. ``origin`` and ``notes`` go into the header.
     """
     from ..modules import header
 
     template = Path(template)
     imports, body = template_body(template.read_text(), str(template))
+    if len(set(map(Path, include))) != len(include):
+        raise ValueError(f"a template is included twice: {[Path(t).name for t in include]}")
     inc_imports, inc_bodies = _included(include)
-    imports = "\n".join(dict.fromkeys(inc_imports + imports.splitlines()))
     bindings = bindings or {}
+    _check_defined_once({**{str(t): b for t, b in zip(include, inc_bodies, strict=True)},
+                         "definitions": definitions, str(template): body}, bindings)
+    imports = "\n".join(dict.fromkeys(inc_imports + imports.splitlines()))
     lines = [f"{name} = sys.modules[{module!r}].{attr}" for name, (module, attr) in sorted(bindings.items())]
     head = header(f"{template.name} ({origin})" if origin else template.name, notes,
                   ["import sys"] if bindings else [])
