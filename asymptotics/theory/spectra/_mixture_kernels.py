@@ -2,7 +2,7 @@ r"""Template: the problems of the mixture bulks (:mod:`.mixture`) — residuals 
 of their self-consistent equations — handed to the numerics layer's compiled Newton.
 
 A template of :mod:`asymptotics.rendering.templates`, rendered by :func:`.mixture.mixture_kernels`
-with ``include=(SMALL_LINALG, …/numerics/templates/newton.py)`` and the definition
+with ``include=(DENSE_LINALG, NEWTON)`` (:mod:`asymptotics.numerics.templates`) and the definition
 ``PROBLEM = KAPPA_MIXTURE`` or ``TYPED_GRAM``: the chosen problem becomes the Newton template's
 ``residual``, ``jacobian`` and ``residual_scale`` (s_i = |x_i|, the size of the unknown that
 appears as a term of equation i). Parameters p = (z, data), z the spectral variable; statuses

@@ -62,11 +62,11 @@ PLAIN_STEPS = 24
 def mixture_kernels(problem: str) -> ModuleType:
     """The compiled module of a mixture problem (``"kappa"`` or ``"typed"``): the template
     :mod:`._mixture_kernels` with the numerics layer's Newton included (cached on disk)."""
-    from ...numerics.templates import FOLDER
-    from ...rendering.templates import SMALL_LINALG, load_template
+    from ...numerics.templates import DENSE_LINALG, NEWTON
+    from ...rendering.templates import load_template
 
     return load_template(_TEMPLATE, {}, origin=f"{problem} mixture", prefix="mixture", definitions=_PROBLEMS[problem],
-                         include=(SMALL_LINALG, FOLDER / "newton.py"))
+                         include=(DENSE_LINALG, NEWTON))
 
 
 def _newton_batch(problem: str, z, X0, data, config, plain_steps: int):

@@ -23,8 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...activations import Activation
-from ...numerics.templates import ANDERSON, QUADRATURE
-from ...rendering.templates import SMALL_LINALG
+from ...numerics.templates import ANDERSON, DENSE_LINALG, QUADRATURE
 
 __all__ = ["CGET_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "ANDERSON_TEMPLATE", "NUMERICS", "moment_kernels",
            "solver_kernels", "block_kernels"]
@@ -38,7 +37,7 @@ BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
 #: The numerics layer's compiled Anderson solve.
 ANDERSON_TEMPLATE = ANDERSON
 #: The numerics templates included by both solver templates (dense linear algebra, Anderson).
-NUMERICS = (SMALL_LINALG, ANDERSON_TEMPLATE)
+NUMERICS = (DENSE_LINALG, ANDERSON_TEMPLATE)
 
 _ORIGIN = "asymptotics.theory.spiked_rf"
 

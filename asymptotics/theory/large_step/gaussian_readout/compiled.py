@@ -21,8 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ....numerics.templates import FOLDER as NUMERICS_TEMPLATES
-from ....rendering.templates import SMALL_LINALG, load_template
+from ....numerics.templates import ANDERSON, DENSE_LINALG
+from ....rendering.templates import load_template
 from .model import GaussianReadoutModel
 
 __all__ = ["kernels", "solve_path", "transfer_start", "PathSolution", "PointScalars", "PointVectors",
@@ -35,7 +35,7 @@ KERNEL_TEMPLATE = _HERE / "_kernel_template.py"
 #: template and of these is a kernel or constant of one of them): small dense linear algebra and
 #: Anderson acceleration (numerics), row-blocked dense algebra, eigenvalues and truncated SVD, the
 #: spike–mean block
-INCLUDED = (SMALL_LINALG, NUMERICS_TEMPLATES / "anderson.py", _HERE / "_dense_template.py",
+INCLUDED = (DENSE_LINALG, ANDERSON, _HERE / "_dense_template.py",
             _HERE / "_spectral_template.py", _HERE / "_mean_block_template.py")
 
 #: singular-value cut of the mean span at N = ∞ (relative to the largest singular value)
