@@ -7,8 +7,8 @@ weights ωⱼ on [−1, 1]:
     E f(z) ≈ Σ_panels Σⱼ wⱼ f(zⱼ),   zⱼ = (a + b)/2 + (b − a)/2 · tⱼ,
                                      wⱼ = (b − a)/2 · ωⱼ · φ(zⱼ),   φ(z) = e^{−z²/2}/√(2π).
 
-Exact to rounding for a piecewise-analytic f whose kinks are panel edges (the tail beyond L is
-below φ(L): 1e-19 at L = 9, 1e-43 at L = 14).
+Exact to rounding for a piecewise-analytic f whose kinks are panel edges (the Gaussian mass
+beyond L, P(|z| > L) = erfc(L/√2) < 2φ(L)/L: 2e-19 at L = 9, 2e-44 at L = 14).
 
 The weight is the product of (b − a)/2 · ωⱼ, 1/√(2π) and e^{−zⱼ²/2}, taken in one of two orders
 (``normalise_last``): ((b − a)/2 · ωⱼ · 1/√(2π)) · e^{−zⱼ²/2} (the default: the simulator's
