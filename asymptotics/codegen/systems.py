@@ -52,10 +52,10 @@ from types import ModuleType
 
 import sympy as sp
 
-from ..numerics.templates import FOLDER as NUMERICS_TEMPLATES
+from ..numerics.templates import CONTINUATION, DENSE_LINALG, NEWTON
 from ..rendering.modules import DerivationIndex, code_hash, package_files
 from ..rendering.printing import NumbaExprPrinter, prepare, safe_name
-from ..rendering.templates import SMALL_LINALG, SYSTEM_SOLVERS, render_template
+from ..rendering.templates import SYSTEM_SOLVERS, render_template
 from ..symbolic.system import EquationSystem
 from .expressions import array_function, constants, scale_function, unpack
 
@@ -63,7 +63,7 @@ __all__ = ["lower", "render_module", "LoweredSystem", "SOLVER_TEMPLATES"]
 
 #: What a lowered system's module includes in front of its compiled functions: the dense linear algebra,
 #: the one compiled Newton and the one compiled continuation (in this order: each uses the former).
-SOLVER_TEMPLATES = (SMALL_LINALG, NUMERICS_TEMPLATES / "newton.py", NUMERICS_TEMPLATES / "continuation.py")
+SOLVER_TEMPLATES = (DENSE_LINALG, NEWTON, CONTINUATION)
 
 
 @dataclass(frozen=True)
