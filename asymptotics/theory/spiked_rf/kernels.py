@@ -25,7 +25,7 @@ from pathlib import Path
 from ...activations import Activation
 from ...numerics.templates import ANDERSON, DENSE_LINALG, QUADRATURE
 
-__all__ = ["CGET_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "ANDERSON_TEMPLATE", "NUMERICS", "moment_kernels",
+__all__ = ["CGET_TEMPLATE", "SOLVER_TEMPLATE", "BLOCK_TEMPLATE", "NUMERICS", "moment_kernels",
            "solver_kernels", "block_kernels"]
 
 #: The template of the σ-dependent Gaussian moments.
@@ -34,10 +34,8 @@ CGET_TEMPLATE = Path(__file__).with_name("_cget_template.py")
 SOLVER_TEMPLATE = Path(__file__).with_name("_solver_template.py")
 #: The template of the K-type reduced system.
 BLOCK_TEMPLATE = Path(__file__).with_name("_block_template.py")
-#: The numerics layer's compiled Anderson solve.
-ANDERSON_TEMPLATE = ANDERSON
 #: The numerics templates included by both solver templates (dense linear algebra, Anderson).
-NUMERICS = (DENSE_LINALG, ANDERSON_TEMPLATE)
+NUMERICS = (DENSE_LINALG, ANDERSON)
 
 _ORIGIN = "asymptotics.theory.spiked_rf"
 

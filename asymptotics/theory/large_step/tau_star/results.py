@@ -179,7 +179,7 @@ class TauStarGrid:
         return TauStarResult(
             tau_star=float(self.tau_star[index]),
             kappa_star=float(self.kappa_star[index]),
-            status=Status[str(self.status[index]).upper()],
+            status=str(self.status[index]),  # the label; __post_init__ makes it the Status member
             infimum_at=where,
             attained=where in ATTAINED,
             iterations=int(self.iterations[index]),
