@@ -222,9 +222,12 @@ def _solve(D, full: dict, dt, warm: bool, atol: float, rtol: float):
                 P[:1], n_out, t_index, atol, rtol, _MAX_STEPS, *STEPS
             )
             # starting rows: the first point's solution, NaN elsewhere (a failed warm start is
-            # then not retried from a guess but continued in t below)
+            # then not retried from a guess but continued in t below); NaN for the first point too
+            # when its continuation failed: Newton from the failed iterate could reach another
+            # root with status 0, and every later point would be warm-started on that branch
             X0 = np.full((P.shape[0], X.shape[1]), np.nan, dtype=dt)
-            X0[0] = X[0]
+            if status[0] == Status.CONVERGED:
+                X0[0] = X[0]
             X, status, iters, resid, Y = C.module.solve_grid(
                 X0, P, atol, rtol, _MAX_STEPS, True, -1, dt(0), 1
             )
