@@ -18,7 +18,6 @@ import pytest
 from asymptotics.api.srf import spiked_rf
 from asymptotics.errors import ConvergenceError, ParameterError
 from asymptotics.theory.spiked_rf.network_map import (
-    EQUATIONS_TOL,
     network_form_matrix,
     network_one_step,
     solve_network_srf,
