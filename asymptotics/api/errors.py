@@ -93,7 +93,7 @@ def status_code(exc: BaseException) -> int:
     if isinstance(code, np.ndarray):
         code = code.ravel()[0] if code.size else None
     try:
-        return int(Status[code.upper()]) if isinstance(code, str) else int(Status(int(code)))
+        return int(Status.of(code))
     except (KeyError, TypeError, ValueError):
         return int(Status.SINGULAR)
 

@@ -69,6 +69,22 @@ class Status(IntEnum):
         """The name shown in result rows (``"converged"``, ``"max_steps"``, …)."""
         return self.name.lower()
 
+    @classmethod
+    def of(cls, value) -> Status:
+        """``value`` as a member: a member, its integer code or its label (``"converged"``).
+
+        >>> Status.of("max_steps") is Status.MAX_STEPS, Status.of(3).label
+        (True, 'singular')
+        """
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            try:
+                return cls[value.upper()]
+            except KeyError:
+                raise ValueError(f"not a Status label: {value!r}") from None
+        return cls(int(value))
+
     @property
     def message(self) -> str:
         """A human-readable sentence."""

@@ -34,19 +34,6 @@ LIMITS = ("to_plus_infinity", "to_minus_infinity")
 CONVERGED_LABEL = Status.CONVERGED.label
 
 
-def _as_status(status) -> Status:
-    """``status`` as a :class:`Status` member: a member, its integer code or its label
-    (``"converged"``)."""
-    if isinstance(status, Status):
-        return status
-    if isinstance(status, str):
-        try:
-            return Status[status.upper()]
-        except KeyError:
-            raise ValueError(f"not a Status label: {status!r}") from None
-    return Status(int(status))
-
-
 @dataclass(frozen=True)
 class TauStarResult:
     """τ* for one (σ, σ*) pair.
@@ -98,7 +85,7 @@ class TauStarResult:
     message: str = ""
 
     def __post_init__(self):
-        object.__setattr__(self, "status", _as_status(self.status))
+        object.__setattr__(self, "status", Status.of(self.status))
 
     @property
     def converged(self) -> bool:
