@@ -39,7 +39,12 @@ import math
 import numpy as np
 from numba import njit
 
-from .newton import CONVERGED, MAX_STEPS, newton  # placeholders: included by rendering (the Newton template)
+from .newton import (  # placeholders: included by rendering (the Newton template)
+    CONVERGED,
+    MAX_STEPS,
+    SINGULAR,
+    newton,
+)
 
 N_OUTPUTS = 1  # placeholder: the number of outputs
 
@@ -96,7 +101,7 @@ def continue_parameter(p, index, value, atol, rtol, max_steps, h0, hmin, hmax, d
     target = p[index]
     q[index] = path_value(value, target, 0.0)
     x, st, total, res, floor = newton(start(q), q, atol, rtol, max_steps)
-    if st != 0:
+    if st != CONVERGED:
         return x, st, total, res, floor
     tau = 0.0
     h = h0
@@ -111,7 +116,7 @@ def continue_parameter(p, index, value, atol, rtol, max_steps, h0, hmin, hmax, d
         xn, st, it, res, floor = newton(xp, q, atol, rtol, max_steps)
         total += it
         dist = distance(xn, xp)
-        if st == 0 and dist <= delta:
+        if st == CONVERGED and dist <= delta:
             xprev = x
             tau_prev = tau
             x = xn
@@ -120,9 +125,9 @@ def continue_parameter(p, index, value, atol, rtol, max_steps, h0, hmin, hmax, d
                 h = min(hmax, 2.0 * h)
         else:
             h = 0.5 * h
-            if h < hmin:
-                return xn, (st if st != 0 else 3), total, res, floor
-    return x, 0, total, res, floor
+            if h < hmin or h <= 0.0:  # (h <= 0: a step control with hmin <= 0 still ends)
+                return xn, (st if st != CONVERGED else SINGULAR), total, res, floor
+    return x, CONVERGED, total, res, floor
 
 
 @njit(cache=True)
